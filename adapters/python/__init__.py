@@ -1,0 +1,1 @@
+"""The bundled Python adapter: the reference itself, behind the adapter protocol."""

@@ -1,0 +1,84 @@
+"""The ``fairvec`` command: ``generate`` (spec + reference → vectors) and ``run``
+(vectors → an adapter process → a report).
+
+Exit status: 0 all good, 1 failures (or stale vectors), 2 bad usage or infrastructure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fairvec import __version__
+from fairvec.errors import FairvecError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    try:
+        status: int = arguments.handler(arguments)
+    except FairvecError as error:
+        print(f"fairvec: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fairvec: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    return status
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fairvec",
+        description="Conformance vectors and a spec runner for provably-fair game algorithms.",
+    )
+    parser.add_argument("--version", action="version", version=f"fairvec {__version__}")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    _add_generate(commands)
+    from fairvec.runner.cli import add_run_command
+
+    add_run_command(commands)
+    return parser
+
+
+def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    generate = commands.add_parser(
+        "generate",
+        help="write vectors/ from spec/ and the reference",
+        description="Compute every vector from the spec files and the reference and write "
+        "vectors/<family>/<algorithm>.json (only files whose content changes).",
+    )
+    generate.add_argument(
+        "--root", type=Path, default=Path.cwd(), help="repository root (default: the current folder)"
+    )
+    generate.add_argument(
+        "--shared",
+        type=Path,
+        help="the shared/ folder with upstream data (default: ROOT/../shared)",
+    )
+    generate.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if any committed file is stale"
+    )
+    generate.set_defaults(handler=_run_generate)
+
+
+def _run_generate(arguments: argparse.Namespace) -> int:
+    from fairvec.generate import generate  # the reference is imported only for this command
+
+    root: Path = arguments.root.resolve()
+    shared: Path = arguments.shared or root.parent / "shared"
+    lines = generate(root, shared, arguments.check)
+    for line in lines:
+        print(line)
+    if arguments.check:
+        if lines:
+            print(f"{len(lines)} vector file(s) are stale: run `fairvec generate` and commit them")
+            return EXIT_FAILED
+        print("vectors are up to date")
+    elif not lines:
+        print("vectors are up to date; nothing written")
+    return EXIT_OK
