@@ -53,7 +53,10 @@ def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "vectors/<family>/<algorithm>.json (only files whose content changes).",
     )
     generate.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="repository root (default: the current folder)"
+        "--root",
+        type=Path,
+        default=Path.cwd(),
+        help="repository root (default: the current folder)",
     )
     generate.add_argument(
         "--shared",
@@ -63,6 +66,13 @@ def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     generate.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if any committed file is stale"
     )
+    generate.add_argument(
+        "--algorithm",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only algorithms matching (e.g. 'casino.*'); repeatable",
+    )
     generate.set_defaults(handler=_run_generate)
 
 
@@ -71,7 +81,7 @@ def _run_generate(arguments: argparse.Namespace) -> int:
 
     root: Path = arguments.root.resolve()
     shared: Path = arguments.shared or root.parent / "shared"
-    lines = generate(root, shared, arguments.check)
+    lines = generate(root, shared, arguments.check, arguments.algorithm)
     for line in lines:
         print(line)
     if arguments.check:

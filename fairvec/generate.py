@@ -7,9 +7,10 @@ the files written (each atomically), so a failed run leaves the old vectors inta
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,7 +149,9 @@ def _find(spec: Spec, where: str, case: dict[str, Any], variant: str | None) -> 
 
 def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
     stream = Stream(generated["seed"])
-    tags = _unique(["generated", *generated.get("tags", []), *spec.quirks_exercised_by(generated["name"])])
+    tags = _unique(
+        ["generated", *generated.get("tags", []), *spec.quirks_exercised_by(generated["name"])]
+    )
     for index in range(generated["count"]):
         inputs = draw_inputs(stream, generated["input"])
         for variant in _variants_of(spec, generated):
@@ -157,7 +160,11 @@ def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
                 input=inputs,
                 variant=variant,
                 tags=tags,
-                provenance={"generated": generated["name"], "seed": generated["seed"], "index": index},
+                provenance={
+                    "generated": generated["name"],
+                    "seed": generated["seed"],
+                    "index": index,
+                },
             )
 
 
@@ -177,7 +184,9 @@ def _plan_upstream(
             f"{where}: upstream/{upstream['name']}/loader: no fairvec.upstream.{module_name}."
             f"{function_name}"
         ) from None
-    tags = _unique(["upstream", *upstream.get("tags", []), *spec.quirks_exercised_by(upstream["name"])])
+    tags = _unique(
+        ["upstream", *upstream.get("tags", []), *spec.quirks_exercised_by(upstream["name"])]
+    )
     try:
         cases: list[UpstreamCase] = list(loader(shared))
     except UpstreamDataError as error:
@@ -207,7 +216,9 @@ def _finish(spec: Spec, where: str, planned: Planned) -> dict[str, Any]:
     except InvalidInput as error:
         if planned.error != error.code:
             wanted = f"error {planned.error!r}" if planned.error else "an output"
-            raise FairvecError(f"{place}: the spec expects {wanted}, the reference raised {error}") from None
+            raise FairvecError(
+                f"{place}: the spec expects {wanted}, the reference raised {error}"
+            ) from None
         vector["expected"] = {"error": error.code}
     else:
         if planned.error:
@@ -233,8 +244,12 @@ def _compare_with_stated(spec: Spec, place: str, planned: Planned, output: Any) 
     if difference is None:
         return
     recorded = [
-        quirk_id for quirk_id in planned.tags
-        if any(q["id"] == quirk_id and q.get("disagrees_with_document") for q in spec.data.get("quirks", []))
+        quirk_id
+        for quirk_id in planned.tags
+        if any(
+            q["id"] == quirk_id and q.get("disagrees_with_document")
+            for q in spec.data.get("quirks", [])
+        )
     ]
     if not recorded:
         raise FairvecError(
@@ -258,7 +273,9 @@ def _check_disagreements_recorded(spec: Spec, where: str, vectors: list[dict[str
 
 
 def _validate(schema: dict[str, Any], value: Any, place: str) -> None:
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
+    )
     if error is not None:
         at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise FairvecError(f"{place}: {at}: {error.message} (spec inputs/outputs schema)")
@@ -272,7 +289,9 @@ def render(vector_file: dict[str, Any]) -> str:
     """Pretty header, one vector per line: readable, and diffs show whole vectors."""
     header = {key: value for key, value in vector_file.items() if key != "vectors"}
     head = json.dumps(header, indent=2, ensure_ascii=False)[:-2]
-    lines = [json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in vector_file["vectors"]]
+    lines = [
+        json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in vector_file["vectors"]
+    ]
     body = ",\n    ".join(lines)
     return f'{head},\n  "vectors": [\n    {body}\n  ]\n}}\n'
 
@@ -281,16 +300,21 @@ def vector_path(vectors_root: Path, spec: Spec) -> Path:
     return vectors_root / spec.family / f"{spec.id.split('.', 1)[1]}.json"
 
 
-def generate(root: Path, shared: Path | None, check: bool) -> list[str]:
-    """Generate every vector file; returns one line per file written or stale."""
-    specs = load_specs(root / "spec")
-    _check_every_algorithm_has_a_spec(specs)
+def generate(root: Path, shared: Path | None, check: bool, only: Sequence[str] = ()) -> list[str]:
+    """Generate the vector files (of algorithms matching ``only``, if given); returns one
+    line per file written, or with ``check`` per file that is stale."""
+    specs = [spec for spec in load_specs(root / "spec") if _selected(spec.id, only)]
+    if not specs:
+        raise FairvecError(f"--algorithm {' '.join(only)}: no spec matches")
+    _check_every_algorithm_has_a_spec(specs, only)
     rendered: dict[Path, str] = {}
     for spec in specs:
         vector_file = build_vector_file(spec, shared)
-        validate_vector_file(vector_file, f"vectors/{spec.family}/{spec.path.stem}.json (generated)")
+        validate_vector_file(
+            vector_file, f"vectors/{spec.family}/{spec.path.stem}.json (generated)"
+        )
         rendered[vector_path(root / "vectors", spec)] = render(vector_file)
-    stale_files = _stale(root / "vectors", rendered)
+    stale_files = _stale(root / "vectors", rendered, orphans=not only)
     if check:
         return [f"stale: {path.relative_to(root)}" for path in stale_files]
     for path in stale_files:
@@ -301,8 +325,13 @@ def generate(root: Path, shared: Path | None, check: bool) -> list[str]:
     return [f"wrote: {path.relative_to(root)}" for path in stale_files]
 
 
-def _check_every_algorithm_has_a_spec(specs: list[Spec]) -> None:
-    missing = sorted(set(registry()) - {spec.id for spec in specs})
+def _selected(algorithm_id: str, only: Sequence[str]) -> bool:
+    return not only or any(fnmatch.fnmatchcase(algorithm_id, glob) for glob in only)
+
+
+def _check_every_algorithm_has_a_spec(specs: list[Spec], only: Sequence[str]) -> None:
+    wanted = {algorithm_id for algorithm_id in registry() if _selected(algorithm_id, only)}
+    missing = sorted(wanted - {spec.id for spec in specs})
     if missing:
         family, name = missing[0].split(".", 1)
         raise FairvecError(
@@ -311,12 +340,15 @@ def _check_every_algorithm_has_a_spec(specs: list[Spec]) -> None:
         )
 
 
-def _stale(vectors_root: Path, rendered: dict[Path, str]) -> list[Path]:
-    """Files whose text would change, and vector files no spec produces any more."""
+def _stale(vectors_root: Path, rendered: dict[Path, str], *, orphans: bool) -> list[Path]:
+    """Files whose text would change, and (with ``orphans``) vector files no spec
+    produces any more."""
     stale = [
-        path for path, text in rendered.items()
+        path
+        for path, text in rendered.items()
         if not path.is_file() or path.read_text(encoding="utf-8") != text
     ]
-    orphans = [path for path in sorted(vectors_root.glob("*/*.json")) if path not in rendered]
-    return sorted(stale) + orphans
-
+    if not orphans:
+        return sorted(stale)
+    unproduced = [path for path in sorted(vectors_root.glob("*/*.json")) if path not in rendered]
+    return sorted(stale) + unproduced

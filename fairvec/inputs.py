@@ -102,6 +102,30 @@ def _uuid(stream: Stream, _: object) -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
+def _double(stream: Stream, bounds: list[float]) -> float:
+    """A double on the grid of 2^53 steps across [low, high): the top 53 bits of a
+    64-bit draw, k, give low + (high - low) * k / 2^53 (exact when [low, high) is [0, 1))."""
+    step = (int.from_bytes(stream.take(8), "big") >> 11) / 2.0**53
+    return float(bounds[0]) + (float(bounds[1]) - float(bounds[0])) * step
+
+
+def _concat(stream: Stream, parts: list[Mapping[str, Any]]) -> str:
+    """The parts drawn in order, each a string, joined with nothing between them."""
+    drawn = [draw(stream, part) for part in parts]
+    if not all(isinstance(value, str) for value in drawn):
+        raise ValueError("every part of a concat generator must draw a string")
+    return "".join(drawn)
+
+
+def _permutation(stream: Stream, size: int) -> list[int]:
+    """0..size-1 shuffled by Fisher-Yates from the top: swap item i with item below(i + 1)."""
+    items = list(range(size))
+    for i in range(size - 1, 0, -1):
+        j = stream.below(i + 1)
+        items[i], items[j] = items[j], items[i]
+    return items
+
+
 GENERATORS: dict[str, Callable[[Stream, Any], Any]] = {
     "const": lambda _stream, value: value,
     "int": _int,
@@ -112,6 +136,9 @@ GENERATORS: dict[str, Callable[[Stream, Any], Any]] = {
     "list": _list,
     "sample": _sample,
     "uuid": _uuid,
+    "concat": _concat,
+    "permutation": _permutation,
+    "double": _double,
 }
 
 

@@ -27,8 +27,13 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
+        line = key_node.start_mark.line + 1
+        if not isinstance(key, (str, int, float, bool)) and key is not None:
+            raise FairvecError(
+                f"line {line}: a key must be plain text, not {type(key).__name__}"
+                " (is a {{placeholder}} left in, or a quote missing?)"
+            )
         if key in seen:
-            line = key_node.start_mark.line + 1
             raise FairvecError(f"line {line}: key {key!r} appears twice")
         seen.add(key)
     return dict(loader.construct_pairs(node))
@@ -75,7 +80,7 @@ def spec_paths(spec_root: Path) -> list[Path]:
 def load_spec(path: Path, spec_root: Path) -> Spec:
     where = _relative(path, spec_root.parent)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)  # noqa: S506
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
     except FairvecError as error:
         raise FairvecError(f"{where}: {error}") from None
     except yaml.YAMLError as error:

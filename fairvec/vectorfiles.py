@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -49,16 +50,33 @@ def default_vectors_root() -> Path:
     return Path(str(resources.files("fairvec.vectors")))
 
 
-def load_vector_files(root: Path) -> list[VectorFile]:
+def algorithm_of(path: Path) -> str:
+    """A vector file's place names its algorithm: battle/move.json is battle.move."""
+    return f"{path.parent.name}.{path.stem}"
+
+
+def load_vector_files(
+    root: Path, wanted: Callable[[str], bool] = lambda _id: True
+) -> list[VectorFile]:
+    """Read and validate the vector files of the algorithms ``wanted`` accepts; the
+    others are not even opened (validating all of them costs seconds)."""
     if not root.is_dir():
         raise FairvecError(f"{root}: no vectors folder here (pass --vectors DIR)")
+    paths = sorted(root.glob("*/*.json"))
+    if not paths:
+        raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     files = []
-    for path in sorted(root.glob("*/*.json")):
+    for path in paths:
+        if not wanted(algorithm_of(path)):
+            continue
         data = read_json(path, "a vector file")
         validate_vector_file(data, str(path))
+        if data["algorithm"] != algorithm_of(path):
+            raise FairvecError(
+                f"{path}: algorithm: is {data['algorithm']!r} but the file's place says "
+                f"{algorithm_of(path)!r} (regenerate with fairvec generate)"
+            )
         files.append(VectorFile(path, data))
-    if not files:
-        raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     return files
 
 

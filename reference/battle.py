@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
 
 MOVES = ("fire", "grass", "water")
@@ -107,12 +108,12 @@ def input_string_algorithm(
 
 
 @algorithm("battle.hash")
-def hash(input: str) -> Output:  # noqa: A001 - the spec's name for the stage
+def hash(input: str) -> Output:
     return {"hash": sha256_hex(input)}
 
 
 @algorithm("battle.ticket")
-def ticket_algorithm(hash: str) -> Output:  # noqa: A002
+def ticket_algorithm(hash: str) -> Output:
     return {"ticket": ticket(hash)}
 
 
@@ -120,9 +121,7 @@ def ticket_algorithm(hash: str) -> Output:  # noqa: A002
 def move(
     server_seed: str, battle_id: str, player_address: str, round_num: int, player_number: int
 ) -> Output:
-    value = round_ticket(
-        "move", server_seed, battle_id, player_address, round_num, player_number
-    )
+    value = round_ticket("move", server_seed, battle_id, player_address, round_num, player_number)
     return {"ticket": value, "move": move_from_ticket(value)}
 
 
@@ -148,9 +147,7 @@ def damage(
 ) -> Output:
     if attack not in ATTACKS:
         raise InvalidInput("unknown-attack", f"attack is one of {', '.join(ATTACKS)}")
-    value = round_ticket(
-        "damage", server_seed, battle_id, player_address, round_num, player_number
-    )
+    value = round_ticket("damage", server_seed, battle_id, player_address, round_num, player_number)
     return {"ticket": value, "damage": damage_from_ticket(value, attack)}
 
 

@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-from fairvec import __version__
-from fairvec.errors import FairvecError
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.report import RunInfo, is_success, write_human, write_json, write_junit
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
+
+from fairvec import __version__
+from fairvec.errors import FairvecError
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
 
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
@@ -31,7 +32,8 @@ GLOB_CHARACTERS = set("*?[")
 
 def bundled_adapter(name: str) -> list[str]:
     if name == "python":
-        return [sys.executable, "-m", "fairvec.adapters.python"]
+        # -P: never import from the current folder, which may be a fairvec checkout
+        return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
     script = resources.files("fairvec.adapters").joinpath("node", "adapter.js")
     node = shutil.which("node")
     if node is None:
@@ -48,29 +50,67 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     adapter = run.add_argument_group("adapter")
     adapter.add_argument("--bundled", choices=("python", "node"), help="use a bundled adapter")
-    adapter.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS",
-                         help="per-vector time limit before the adapter is killed (default 10)")
-    adapter.add_argument("--window", type=_positive_int, default=32, metavar="N",
-                         help="requests sent ahead of the answers (default 32; 1 = lockstep)")
+    adapter.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per-vector time limit before the adapter is killed (default 10)",
+    )
+    adapter.add_argument(
+        "--window",
+        type=_positive_int,
+        default=32,
+        metavar="N",
+        help="requests sent ahead of the answers (default 32; 1 = lockstep)",
+    )
     select = run.add_argument_group("selection")
-    select.add_argument("--vectors", type=Path, metavar="DIR",
-                        help="vector folder (default: the installed vectors)")
-    select.add_argument("--algorithm", action="append", default=[], metavar="GLOB",
-                        help="only algorithms matching (e.g. 'battle.*'); repeatable")
-    select.add_argument("-k", dest="keywords", action="append", default=[], metavar="PATTERN",
-                        help="only vector ids matching a glob, or containing the text; repeatable")
-    select.add_argument("--tag", action="append", default=[], metavar="TAG",
-                        help="only vectors carrying this tag (e.g. document-example); repeatable")
-    select.add_argument("--known-failures", type=Path, metavar="FILE",
-                        help="vector ids (or globs) expected to fail, one a line; one that "
-                        "passes is reported so the list shrinks")
+    select.add_argument(
+        "--vectors", type=Path, metavar="DIR", help="vector folder (default: the installed vectors)"
+    )
+    select.add_argument(
+        "--algorithm",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only algorithms matching (e.g. 'battle.*'); repeatable",
+    )
+    select.add_argument(
+        "-k",
+        dest="keywords",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only vector ids matching a glob, or containing the text; repeatable",
+    )
+    select.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only vectors carrying this tag (e.g. document-example); repeatable",
+    )
+    select.add_argument(
+        "--known-failures",
+        type=Path,
+        metavar="FILE",
+        help="vector ids (or globs) expected to fail, one a line; one that "
+        "passes is reported so the list shrinks",
+    )
     output = run.add_argument_group("reports")
     output.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
     output.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
-    output.add_argument("--max-details", type=int, default=20, metavar="N",
-                        help="failures shown in full on the terminal (default 20)")
+    output.add_argument(
+        "--max-details",
+        type=int,
+        default=20,
+        metavar="N",
+        help="failures shown in full on the terminal (default 20)",
+    )
     output.add_argument("--no-progress", action="store_true", help="never draw a progress bar")
-    run.add_argument("command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments")
+    run.add_argument(
+        "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
+    )
     run.set_defaults(handler=run_command)
 
 
@@ -96,8 +136,12 @@ def run_command(arguments: argparse.Namespace) -> int:
     clock = time.monotonic()
     with _progress(len(works), enabled=_progress_wanted(arguments)) as advance:
         try:
-            session = Session(command, timeout=arguments.timeout, window=arguments.window,
-                              on_result=lambda _result: advance())
+            session = Session(
+                command,
+                timeout=arguments.timeout,
+                window=arguments.window,
+                on_result=lambda _result: advance(),
+            )
         except AdapterStartError as error:
             raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
         try:
@@ -121,8 +165,10 @@ def run_command(arguments: argparse.Namespace) -> int:
     if arguments.junit:
         write_junit(arguments.junit, info, results)
     if session.infrastructure_error:
-        print(f"fairvec: error: the adapter stopped for good: {session.infrastructure_error}",
-              file=sys.stderr)
+        print(
+            f"fairvec: error: the adapter stopped for good: {session.infrastructure_error}",
+            file=sys.stderr,
+        )
         return EXIT_INFRASTRUCTURE
     return EXIT_OK if is_success(results) else EXIT_FAILED
 
@@ -143,18 +189,21 @@ def _adapter_command(arguments: argparse.Namespace) -> list[str]:
 def select_works(arguments: argparse.Namespace) -> list[Work]:
     root = arguments.vectors or default_vectors_root()
     works = []
-    for vector_file in load_vector_files(root):
-        if arguments.algorithm and not _matches_any(vector_file.algorithm, arguments.algorithm):
-            continue
+    globs = arguments.algorithm
+    for vector_file in load_vector_files(root, lambda name: not globs or _matches_any(name, globs)):
         schema = vector_file.data["output_schema"]
         for vector in vector_file.vectors:
-            if arguments.keywords and not any(_keyword(vector["id"], k) for k in arguments.keywords):
+            if arguments.keywords and not any(
+                _keyword(vector["id"], k) for k in arguments.keywords
+            ):
                 continue
             if arguments.tag and not set(arguments.tag) & set(vector["tags"]):
                 continue
             works.append(Work(vector, vector_file.algorithm, schema))
     if not works:
-        raise FairvecError(f"{root}: no vector matches the selection (check --algorithm, -k, --tag)")
+        raise FairvecError(
+            f"{root}: no vector matches the selection (check --algorithm, -k, --tag)"
+        )
     return works
 
 
@@ -201,4 +250,8 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
     from tqdm import tqdm
 
     with tqdm(total=total, unit="vec", file=sys.stderr, leave=False) as bar:
-        yield lambda: bar.update(1)
+
+        def advance() -> None:
+            bar.update(1)
+
+        yield advance

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
+from fairvec.runner.results import Result
 
 from fairvec.jsonio import first_difference, json_equal
-from fairvec.runner.results import Result
 
 
 def judge(
@@ -24,14 +24,24 @@ def judge(
         message = response["error"].get("message", "")
         wanted = f"error {expected['error']!r}" if "error" in expected else "an output"
         detail = f" ({message})" if message else ""
-        return Result(vector, algorithm, "fail", f"expected {wanted}, got error {code!r}{detail}", got=got)
+        return Result(
+            vector, algorithm, "fail", f"expected {wanted}, got error {code!r}{detail}", got=got
+        )
     output = response["output"]
     got = {"output": output}
     if "error" in expected:
-        return Result(vector, algorithm, "fail", f"expected error {expected['error']!r}, got an output", got=got)
+        return Result(
+            vector,
+            algorithm,
+            "fail",
+            f"expected error {expected['error']!r}, got an output",
+            got=got,
+        )
     if json_equal(expected["output"], output):
         return Result(vector, algorithm, "pass", got=got)
-    return Result(vector, algorithm, "fail", _describe(expected["output"], output, output_schema), got=got)
+    return Result(
+        vector, algorithm, "fail", _describe(expected["output"], output, output_schema), got=got
+    )
 
 
 def _describe(expected: Any, output: Any, output_schema: dict[str, Any]) -> str:

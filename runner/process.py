@@ -4,6 +4,7 @@ chatty adapter can never block the runner. Everything it says arrives as an
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -81,10 +82,8 @@ class AdapterProcess:
         """Close stdin (a polite adapter exits), then kill whatever is left."""
         self._outgoing.put(None)
         if self._process.stdin:
-            try:
+            with contextlib.suppress(OSError):
                 self._process.stdin.close()
-            except OSError:
-                pass
         if self.exit_status(wait=1.0) is None:
             self.kill()
 

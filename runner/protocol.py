@@ -62,7 +62,9 @@ def parse_response(line: str) -> dict[str, Any]:
         raise ValueError(f'a response needs a string "id": {_quote(line)}')
     kinds = [key for key in ("output", "error", "unsupported") if key in message]
     if len(kinds) != 1:
-        raise ValueError(f"a response carries exactly one of output, error, unsupported: {_quote(line)}")
+        raise ValueError(
+            f"a response carries exactly one of output, error, unsupported: {_quote(line)}"
+        )
     error = message.get("error")
     if "error" in message and not (isinstance(error, dict) and isinstance(error.get("code"), str)):
         raise ValueError(f'"error" must be an object with a string "code": {_quote(line)}')

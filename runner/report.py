@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from fairvec.jsonio import write_atomically
 from fairvec.runner.results import STATUSES, Result
+
+from fairvec.jsonio import write_atomically
 
 FORMAT = "fairvec-report/1"
 SHOWN_JSON = 400  # characters of an input or output shown in the human summary
@@ -66,7 +67,9 @@ def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_detail
 
 
 def _needs_attention(result: Result) -> bool:
-    return result.unexpected_pass or (result.status in ("fail", "error") and not result.known_failure)
+    return result.unexpected_pass or (
+        result.status in ("fail", "error") and not result.known_failure
+    )
 
 
 def _write_detail(stream: TextIO, result: Result) -> None:
@@ -96,7 +99,11 @@ def json_report(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         "format": FORMAT,
         "suite_version": info.suite_version,
         "vectors_digest": info.vectors_digest,
-        "adapter": {"name": info.adapter_name, "version": info.adapter_version, "command": info.command},
+        "adapter": {
+            "name": info.adapter_name,
+            "version": info.adapter_version,
+            "command": info.command,
+        },
         "started_at": info.started_at,
         "duration_seconds": round(info.duration_seconds, 3),
         "restarts": info.restarts,
@@ -140,14 +147,22 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
     for algorithm, group in by_algorithm.items():
         summary = counts(group)
         suite = ET.SubElement(
-            root, "testsuite", name=algorithm, tests=str(len(group)),
+            root,
+            "testsuite",
+            name=algorithm,
+            tests=str(len(group)),
             failures=str(sum(1 for r in group if _junit_kind(r) == "failure")),
             errors=str(sum(1 for r in group if _junit_kind(r) == "error")),
             skipped=str(summary["skip"] + summary["known_failures"]),
         )
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="vectors_digest", value=info.vectors_digest)
-        ET.SubElement(properties, "property", name="adapter", value=f"{info.adapter_name} {info.adapter_version}")
+        ET.SubElement(
+            properties,
+            "property",
+            name="adapter",
+            value=f"{info.adapter_name} {info.adapter_version}",
+        )
         for result in group:
             _junit_case(suite, result)
     ET.indent(root)

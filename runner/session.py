@@ -13,7 +13,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from fairvec.runner.compare import judge
 from fairvec.runner.process import AdapterProcess, AdapterStartError, Event
@@ -101,9 +100,8 @@ class Session:
                 pending.append(work)
         inflight: deque[_InFlight] = deque()
         while pending or inflight:
-            if self.process is None:
-                if not self._restart(pending, inflight, finish):
-                    break
+            if self.process is None and not self._restart(pending, finish):
+                break
             self._fill(pending, inflight)
             self._step(pending, inflight, finish)
         return results
@@ -134,8 +132,13 @@ class Session:
         try:
             event = self.process.events.get(timeout=max(remaining, 0.0))
         except queue.Empty:
-            self._lose_process(pending, inflight, finish, f"no response within {self.timeout:g}s; "
-                               "the adapter was killed and restarted", kill=True)
+            self._lose_process(
+                pending,
+                inflight,
+                finish,
+                f"no response within {self.timeout:g}s; the adapter was killed and restarted",
+                kill=True,
+            )
             return
         if event.kind == "stdout":
             self._on_stdout(event, inflight, finish)
@@ -143,8 +146,12 @@ class Session:
             self._on_stderr(event, inflight, finish)
         else:
             status = self.process.exit_status(wait=2.0)
-            self._lose_process(pending, inflight, finish,
-                               f"the adapter exited (status {status}) while handling this vector")
+            self._lose_process(
+                pending,
+                inflight,
+                finish,
+                f"the adapter exited (status {status}) while handling this vector",
+            )
 
     def _on_stdout(
         self, event: Event, inflight: deque[_InFlight], finish: Callable[[Result], None]
@@ -153,16 +160,21 @@ class Session:
         try:
             response = parse_response(event.line)
         except ValueError as error:
-            self._resolve_error(inflight, finish, f"the adapter wrote a bad line on stdout: {error}")
+            self._resolve_error(
+                inflight, finish, f"the adapter wrote a bad line on stdout: {error}"
+            )
             return
         answered = response["id"]
         if answered in self._answered_elsewhere:
             self._answered_elsewhere.discard(answered)  # a late answer to a vector already judged
             return
-        position = next((i for i, f in enumerate(inflight) if f.work.vector["id"] == answered), None)
+        position = next(
+            (i for i, f in enumerate(inflight) if f.work.vector["id"] == answered), None
+        )
         if position is None:
             self._resolve_error(
-                inflight, finish,
+                inflight,
+                finish,
                 f"the adapter answered id {answered!r}, which was not asked; expected "
                 f"{head.work.vector['id']!r}",
             )
@@ -187,7 +199,9 @@ class Session:
             if flight.work.vector["id"] == response["id"]:
                 del inflight[index]
                 self._reset_head_clock(inflight)
-                finish(self._error(flight.work, "the adapter wrote its response on stderr, not stdout"))
+                finish(
+                    self._error(flight.work, "the adapter wrote its response on stderr, not stdout")
+                )
                 return
 
     def _resolve_error(
@@ -218,9 +232,7 @@ class Session:
         self.process = None
         self._answered_elsewhere.clear()
 
-    def _restart(
-        self, pending: deque[Work], inflight: deque[_InFlight], finish: Callable[[Result], None]
-    ) -> bool:
+    def _restart(self, pending: deque[Work], finish: Callable[[Result], None]) -> bool:
         last_error = ""
         for _attempt in range(MAX_RESTART_FAILURES):
             try:
@@ -243,4 +255,3 @@ class Session:
     def _reset_head_clock(inflight: deque[_InFlight]) -> None:
         if inflight:
             inflight[0].head_since = time.monotonic()
-

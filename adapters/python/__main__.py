@@ -9,8 +9,9 @@ import json
 import sys
 from typing import Any
 
-from fairvec import __version__
 from fairvec.reference import InvalidInput, compute, registry
+
+from fairvec import __version__
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -25,8 +26,13 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     algorithms = {name: list(found.variants) for name, found in registry().items()}
-    hello = {"type": "hello", "protocol": 1, "name": "fairvec-python-reference",
-             "version": __version__, "algorithms": algorithms}
+    hello = {
+        "type": "hello",
+        "protocol": 1,
+        "name": "fairvec-python-reference",
+        "version": __version__,
+        "algorithms": algorithms,
+    }
     print(json.dumps(hello), flush=True)
     for line in sys.stdin:
         print(json.dumps(answer(json.loads(line)), ensure_ascii=False), flush=True)

@@ -1,0 +1,311 @@
+"""Encrypted video poker of ``004_358a9db53bf25e27.txt``: ten cards from SHA-512, the
+deal and the draw, the commitment, and the hand under the document's three pay tables.
+
+A game follows these steps (spec ids in brackets):
+
+1. ``combine_seeds`` + ``sha512_hex`` [videopoker.hash]: SHA-512 of
+   ``server_seed + client_seed`` (UTF-8 text, in that order), lowercase hex.
+2. ``scan_hash`` [videopoker.cards]: read the hex two characters at a time; byte % 100
+   is a card when it is 51 or less and not yet found; stop at ten cards.
+3. ``card`` [videopoker.card]: card n is rank n % 13 (A, 2, ..., K) of suit n div 13
+   (spades, hearts, diamonds, clubs).
+4. ``deal_and_draw`` [videopoker.draw]: cards 1-5 are dealt left to right; the discarded
+   positions are refilled, left to right, from cards 6-10 in order.
+5. ``evaluate_hand`` [videopoker.evaluate]: the hand and what the pay table pays for it.
+6. ``commitment`` [videopoker.commitment]: SHA-256 of the revealed server seed equals the
+   "next server seed SHA256" shown before the bet.
+
+[videopoker.game] runs steps 1, 2, 4 and 5 for one bet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from fairvec.reference._algorithm import InvalidInput, Output, algorithm
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("spades", "hearts", "diamonds", "clubs")
+DECK_SIZE = 52
+CARDS_PER_GAME = 10  # five dealt, five queued for the draw
+HAND_SIZE = 5
+HEX128 = re.compile(r"[0-9a-fA-F]{128}")
+HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+
+
+# --- the pay tables ("Analysis") -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PayTable:
+    """One of the document's three tables: what each event pays per credit bet ("for one")."""
+
+    lowest_pair: int  # rank index of the lowest paying pair (A counts as 13, above K)
+    pair_event: str
+    pays: dict[str, int]
+
+
+# The rows of the document's tables, top to bottom. Bonus Poker's four aces pays 70 as its
+# row (and its Return column, 0.013720 = 70 x 325,566,459 / 1,661,102,543,100) says, not
+# the 75 of the table's title (quirk bonus-poker-title).
+PAY_TABLES = {
+    "jacks-or-better": PayTable(
+        lowest_pair=10,
+        pair_event="jacks-or-better",
+        pays={
+            "royal-flush": 500, "straight-flush": 75, "four-of-a-kind": 20, "full-house": 9,
+            "flush": 6, "straight": 4, "three-of-a-kind": 3, "two-pair": 2,
+            "jacks-or-better": 1, "all-other": 0,
+        },
+    ),
+    "tens-or-better": PayTable(
+        lowest_pair=9,
+        pair_event="tens-or-better",
+        pays={
+            "royal-flush": 500, "straight-flush": 75, "four-of-a-kind": 22, "full-house": 6,
+            "flush": 5, "straight": 4, "three-of-a-kind": 3, "two-pair": 2,
+            "tens-or-better": 1, "all-other": 0,
+        },
+    ),
+    "bonus-poker": PayTable(
+        lowest_pair=10,
+        pair_event="jacks-or-better",
+        pays={
+            "royal-flush": 500, "straight-flush": 45, "four-aces": 70, "four-2s-3s-4s": 35,
+            "four-5s-thru-ks": 25, "full-house": 8, "flush": 5, "straight": 4,
+            "three-of-a-kind": 3, "two-pair": 2, "jacks-or-better": 1, "all-other": 0,
+        },
+    ),
+}
+BET_CREDITS = 10  # "The player must bet 10 credits"
+
+
+# --- steps -----------------------------------------------------------------------------
+
+
+def combine_seeds(server_seed: str, client_seed: str) -> str:
+    """Server seed then client seed, once each (the worked example's hash proves it)."""
+    return server_seed + client_seed
+
+
+def sha512_hex(text: str) -> str:
+    """PHP's ``hash('sha512', $s)``: SHA-512 of the string's bytes (UTF-8), lowercase hex."""
+    return hashlib.sha512(text.encode("utf-8")).hexdigest()
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_hash(hash_hex: str) -> None:
+    if not HEX128.fullmatch(hash_hex):
+        raise InvalidInput("bad-hash", "hash is the SHA-512 digest as 128 hexadecimal digits")
+
+
+def scan_hash(hash_hex: str, count: int) -> tuple[list[Output], list[int]]:
+    """Read the hash two hex digits at a time until ``count`` distinct cards are found.
+
+    Returns one row per pair read (the document's "Hash to Card Conversion" table) and
+    the cards in the order found. Every pair is read, the last one (position 126)
+    included, before the hash counts as used up.
+    """
+    check_hash(hash_hex)
+    if not 1 <= count <= CARDS_PER_GAME:
+        raise InvalidInput("bad-count", f"count is 1 to {CARDS_PER_GAME} cards, got {count}")
+    rows: list[Output] = []
+    cards: list[int] = []
+    for position in range(0, len(hash_hex), 2):
+        pair = hash_hex[position : position + 2]
+        byte = int(pair, 16)
+        value = byte % 100  # "the terminal two digits" of the decimal byte
+        if value >= DECK_SIZE:
+            status = "out-of-range"
+        elif value in cards:
+            status = "repeat"
+        else:
+            status = "card"
+            cards.append(value)
+        rows.append({"hex": pair, "byte": byte, "value": value, "status": status})
+        if len(cards) == count:
+            return rows, cards
+    raise InvalidInput(
+        "hash-exhausted",
+        f"the 128 hex digits gave only {len(cards)} of the {count} cards "
+        f"(found: {', '.join(map(str, cards)) or 'none'})",
+    )
+
+
+def card(number: int) -> Output:
+    """Card ``number`` (0-51): rank from the remainder by 13, suit from the quotient.
+
+    Both come from the value after % 100, not from the byte: the document's step 11 says
+    "the result from step 4" (the byte), which would make 0x95 = 149 the 7 of no suit.
+    """
+    if not 0 <= number < DECK_SIZE:
+        raise InvalidInput("card-out-of-range", f"a card is a number from 0 to 51, got {number}")
+    return {"number": number, "rank": RANKS[number % 13], "suit": SUITS[number // 13]}
+
+
+def check_cards(cards: list[int], size: int) -> None:
+    if len(cards) != size:
+        raise InvalidInput("wrong-card-count", f"cards holds {size} cards, got {len(cards)}")
+    for number in cards:
+        card(number)
+    if len(set(cards)) != len(cards):
+        raise InvalidInput("duplicate-card", "cards must all be different (one deck)")
+
+
+def check_held(held: list[int]) -> None:
+    for position in held:
+        if not 1 <= position <= HAND_SIZE:
+            raise InvalidInput(
+                "held-position-out-of-range",
+                f"held lists hand positions 1 (left) to 5 (right), got {position}",
+            )
+    if len(set(held)) != len(held):
+        raise InvalidInput("duplicate-held-position", "held names each position at most once")
+
+
+def deal_and_draw(cards: list[int], held: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """Deal cards 1-5; refill each discarded position, left to right, from cards 6-10.
+
+    Returns (dealt, drawn, final). Which positions were discarded does not change which
+    cards come: k discards always take the 6th to (5+k)th card.
+    """
+    check_cards(cards, CARDS_PER_GAME)
+    check_held(held)
+    dealt, queue = cards[:HAND_SIZE], iter(cards[HAND_SIZE:])
+    final = [
+        number if position in held else next(queue)
+        for position, number in enumerate(dealt, start=1)
+    ]
+    drawn = [number for position, number in enumerate(final, start=1) if position not in held]
+    return dealt, drawn, final
+
+
+def hand_category(cards: list[int]) -> tuple[str, list[int]]:
+    """The poker hand, and the ranks (A = 13) ordered by how often they occur."""
+    # Rank index with the ace above the king: 2 is 1, ..., K is 12, A is 13.
+    ranks = [n % 13 or 13 for n in cards]
+    counts = Counter(ranks)
+    by_count = sorted(counts, key=lambda r: (counts[r], r), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    flush = len({n // 13 for n in cards}) == 1
+    distinct = sorted(counts)
+    straight = len(counts) == HAND_SIZE and (
+        distinct[-1] - distinct[0] == 4 or distinct == [1, 2, 3, 4, 13]  # A-2-3-4-5 too
+    )
+    if straight and flush:
+        return ("royal-flush" if distinct[0] == 9 else "straight-flush"), by_count
+    if shape == [4, 1]:
+        return "four-of-a-kind", by_count
+    if shape == [3, 2]:
+        return "full-house", by_count
+    if flush:
+        return "flush", by_count
+    if straight:
+        return "straight", by_count
+    if shape == [3, 1, 1]:
+        return "three-of-a-kind", by_count
+    if shape == [2, 2, 1]:
+        return "two-pair", by_count
+    if shape == [2, 1, 1, 1]:
+        return "pair", by_count
+    return "high-card", by_count
+
+
+def pay_event(hand: str, by_count: list[int], table: PayTable) -> str:
+    """The pay table row a hand falls in."""
+    if hand == "four-of-a-kind" and "four-aces" in table.pays:
+        quad = by_count[0]  # 13 is the ace, 1-3 are 2s-4s
+        if quad == 13:
+            return "four-aces"
+        return "four-2s-3s-4s" if quad <= 3 else "four-5s-thru-ks"
+    if hand == "pair":
+        return table.pair_event if by_count[0] >= table.lowest_pair else "all-other"
+    if hand == "high-card":
+        return "all-other"
+    return hand
+
+
+def evaluate_hand(cards: list[int], paytable: str) -> Output:
+    check_cards(cards, HAND_SIZE)
+    table = PAY_TABLES.get(paytable)
+    if table is None:
+        raise InvalidInput(
+            "unknown-paytable", f"paytable is one of {', '.join(PAY_TABLES)}, got {paytable!r}"
+        )
+    hand, by_count = hand_category(cards)
+    event = pay_event(hand, by_count, table)
+    pays = table.pays[event]
+    return {"hand": hand, "event": event, "pays": pays, "payout": pays * BET_CREDITS}
+
+
+def commitment_matches(server_seed: str, server_seed_hash: str) -> Output:
+    if not HEX64.fullmatch(server_seed_hash):
+        raise InvalidInput("bad-hash", "server_seed_hash is 64 hexadecimal digits")
+    computed = sha256_hex(server_seed)
+    # Compared as hexadecimal text without regard to case; never as numbers (quirk
+    # php-loose-comparison).
+    return {"hash": computed, "matches": computed == server_seed_hash.lower()}
+
+
+# --- algorithms ------------------------------------------------------------------------
+
+
+@algorithm("videopoker.hash")
+def hash(server_seed: str, client_seed: str) -> Output:
+    combined = combine_seeds(server_seed, client_seed)
+    return {"combined_seed": combined, "hash": sha512_hex(combined)}
+
+
+@algorithm("videopoker.cards")
+def cards(hash: str, count: int | None = None) -> Output:
+    rows, found = scan_hash(hash, CARDS_PER_GAME if count is None else count)
+    return {"rows": rows, "cards": [card(number) for number in found]}
+
+
+@algorithm("videopoker.card")
+def card_algorithm(number: int) -> Output:
+    return card(number)
+
+
+@algorithm("videopoker.draw")
+def draw(cards: list[int], held: list[int]) -> Output:
+    dealt, drawn, final = deal_and_draw(cards, held)
+    return {
+        "dealt": [card(n) for n in dealt],
+        "drawn": [card(n) for n in drawn],
+        "final": [card(n) for n in final],
+    }
+
+
+@algorithm("videopoker.evaluate")
+def evaluate(cards: list[int], paytable: str) -> Output:
+    return evaluate_hand(cards, paytable)
+
+
+@algorithm("videopoker.commitment")
+def commitment(server_seed: str, server_seed_hash: str) -> Output:
+    return commitment_matches(server_seed, server_seed_hash)
+
+
+@algorithm("videopoker.game")
+def game(server_seed: str, client_seed: str, held: list[int], paytable: str) -> Output:
+    """One bet from the seeds to the payout, every stage in the output."""
+    combined = combine_seeds(server_seed, client_seed)
+    digest = sha512_hex(combined)
+    _, found = scan_hash(digest, CARDS_PER_GAME)
+    dealt, drawn, final = deal_and_draw(found, held)
+    return {
+        "combined_seed": combined,
+        "hash": digest,
+        "cards": [card(n) for n in found],
+        "dealt": [card(n) for n in dealt],
+        "drawn": [card(n) for n in drawn],
+        "final": [card(n) for n in final],
+        **evaluate_hand(final, paytable),
+    }

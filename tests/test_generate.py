@@ -1,0 +1,192 @@
+"""``fairvec generate``: determinism, staleness, and one-line errors for broken specs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from support import REPO, fairvec
+
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A copy of the repository's specs and vectors to break at will."""
+    shutil.copytree(REPO / "spec", tmp_path / "spec")
+    shutil.copytree(REPO / "vectors", tmp_path / "vectors")
+    return tmp_path
+
+
+def generate(root: Path, *extra: str) -> tuple[int, str]:
+    """Generate the battle family only: the generator's behaviour, not every family's."""
+    done = fairvec(
+        "generate", "--root", root, "--shared", SHARED, "--algorithm", "battle.*", *extra
+    )
+    return done.status, done.stdout + done.stderr
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_committed_vectors_are_up_to_date() -> None:
+    done = fairvec("generate", "--check", "--root", REPO, "--shared", SHARED)
+    assert done.status == 0, done.stdout + done.stderr
+
+
+def test_generation_is_byte_identical_when_run_twice(root: Path) -> None:
+    shutil.rmtree(root / "vectors" / "battle")
+    assert generate(root)[0] == 0
+    first = {p.name: p.read_bytes() for p in (root / "vectors" / "battle").iterdir()}
+    shutil.rmtree(root / "vectors" / "battle")
+    assert generate(root)[0] == 0
+    second = {p.name: p.read_bytes() for p in (root / "vectors" / "battle").iterdir()}
+    assert first == second
+    assert first == {p.name: p.read_bytes() for p in (REPO / "vectors" / "battle").iterdir()}
+
+
+def test_check_fails_on_a_stale_file_and_writes_nothing(root: Path) -> None:
+    target = root / "vectors" / "battle" / "move.json"
+    target.write_text(
+        target.read_text(encoding="utf-8").replace('"fire"', '"FIRE"'), encoding="utf-8"
+    )
+    stale = target.read_bytes()
+    status, output = generate(root, "--check")
+    assert status == 1
+    assert "stale: vectors/battle/move.json" in output
+    assert target.read_bytes() == stale
+
+
+def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
+    before = set(
+        (root / "vectors" / "battle" / "move.json").read_text(encoding="utf-8").splitlines()
+    )
+    edit(
+        root / "spec" / "battle" / "move.yaml",
+        "cases:\n",
+        "cases:\n  - name: added\n"
+        '    input: {server_seed: "x", battle_id: "y", player_address: "z",'
+        " round_num: 5, player_number: 2}\n",
+    )
+    assert generate(root)[0] == 0
+    after = (root / "vectors" / "battle" / "move.json").read_text(encoding="utf-8").splitlines()
+    added = [line for line in after if line not in before]
+    assert len(added) == 1 and '"battle.move/added"' in added[0]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("title: A random move", "title: [unclosed", "spec/battle/move.yaml:3:7: not valid YAML"),
+        ("steps:\n", "stepz:\n", "spec/battle/move.yaml: (top level): 'steps' is a required"),
+        (
+            "  - name: move_from_ticket",
+            "  - name: move_from_tiket",
+            "steps/1/name: fairvec.reference.battle has no function 'move_from_tiket'",
+        ),
+        (
+            "    exercised_by: [random]",
+            "    exercised_by: [randomly]",
+            "quirks/0/exercised_by: no case, generated or upstream set is named 'randomly'",
+        ),
+        (
+            "    error: round-out-of-range",
+            "    error: round-too-small",
+            "the spec expects error 'round-too-small', the reference raised round-out-of-range",
+        ),
+        ("id: battle.move", "id: battle.moves", "id: is 'battle.moves' but the file's place says"),
+        ("title: A random move", "title: A random move\ntitle: again", "key 'title' appears twice"),
+        (
+            "      until: {move: fire}",
+            "      until: {move: fire}\n      limit: 1\n      vary: battle_id",
+            "key 'vary' appears twice",
+        ),
+        (
+            "title: A random move",
+            "title: A random move\n{{placeholder}}: 1",
+            "a key must be plain text, not dict",
+        ),
+    ],
+)
+def test_a_broken_spec_is_one_line_naming_file_and_field(
+    root: Path, old: str, new: str, message: str
+) -> None:
+    vectors_before = {p: p.read_bytes() for p in (root / "vectors").rglob("*.json")}
+    edit(root / "spec" / "battle" / "move.yaml", old, new)
+    edit(
+        root / "spec" / "battle" / "hash.yaml",
+        "  - name: empty\n",
+        "  - name: empty\n    comment: changed\n",
+    )
+    status, output = generate(root)
+    assert status == 2
+    assert message in output
+    assert "Traceback" not in output and len(output.strip().splitlines()) == 1
+    # nothing half-written: hash.json would change, but no file was touched
+    assert {p: p.read_bytes() for p in (root / "vectors").rglob("*.json")} == vectors_before
+
+
+def test_find_that_finds_nothing_names_the_case(root: Path) -> None:
+    edit(
+        root / "spec" / "battle" / "move.yaml",
+        "      until: {move: fire}",
+        "      until: {move: fire}\n      limit: 1",
+    )
+    edit(root / "spec" / "battle" / "move.yaml", "round_num: 1,", "round_num: 2,")
+    status, output = generate(root)
+    assert status == 2
+    assert "cases/fire/find: no input within 1 tries" in output
+
+
+DOCUMENT_CASE = """  - name: stated
+    tags: [document-example]
+    document: {section: "Context", states: {hash: "%s"}}
+    input: {input: "abc"}
+"""
+ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+WRONG = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ae"
+QUIRK = """  - id: misprint
+    document_says: a digest ending in ae
+    reference_does: computes the digest ending in ad
+    why: the document has a typo
+    exercised_by: [stated]
+    disagrees_with_document: true
+"""
+
+
+def test_a_document_value_the_reference_reproduces_is_carried(root: Path) -> None:
+    edit(root / "spec" / "battle" / "hash.yaml", "cases:\n", "cases:\n" + DOCUMENT_CASE % ABC)
+    assert generate(root)[0] == 0
+    text = (root / "vectors" / "battle" / "hash.json").read_text(encoding="utf-8")
+    assert f'"document_states": {{"hash": "{ABC}"}}' in text
+
+
+def test_a_document_value_the_reference_disagrees_with_must_be_a_quirk(root: Path) -> None:
+    edit(root / "spec" / "battle" / "hash.yaml", "cases:\n", "cases:\n" + DOCUMENT_CASE % WRONG)
+    status, output = generate(root)
+    assert status == 2
+    assert "spec/battle/hash.yaml: stated: the source states a different value at .hash" in output
+    edit(root / "spec" / "battle" / "hash.yaml", "quirks:\n", "quirks:\n" + QUIRK)
+    assert generate(root)[0] == 0
+    text = (root / "vectors" / "battle" / "hash.json").read_text(encoding="utf-8")
+    assert f'"expected": {{"output": {{"hash": "{ABC}"}}}}' in text
+    assert f'"document_states": {{"hash": "{WRONG}"}}' in text
+
+
+def test_a_quirk_claiming_a_disagreement_that_is_not_there_fails(root: Path) -> None:
+    edit(root / "spec" / "battle" / "hash.yaml", "cases:\n", "cases:\n" + DOCUMENT_CASE % ABC)
+    edit(root / "spec" / "battle" / "hash.yaml", "quirks:\n", "quirks:\n" + QUIRK)
+    status, output = generate(root)
+    assert status == 2
+    assert "quirks/misprint: says the document disagrees" in output
+
+
+def test_a_spec_missing_for_a_reference_algorithm_is_named(root: Path) -> None:
+    (root / "spec" / "battle" / "ticket.yaml").unlink()
+    status, output = generate(root)
+    assert status == 2
+    assert "spec/battle/ticket.yaml: missing: the reference registers 'battle.ticket'" in output
