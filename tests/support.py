@@ -45,3 +45,21 @@ def fairvec(*arguments: str | Path, timeout: float = 300) -> Completed:
 
 def misbehaving(*modes: str) -> list[str]:
     return ["--", sys.executable, str(MISBEHAVING), *modes]
+
+
+@dataclass
+class PortRun:
+    done: Completed
+    failed: set[str]  # ids of the vectors that failed
+    total: int  # vectors run
+
+
+def run_port(port: list[str | Path], algorithms: list[str]) -> PortRun:
+    """``fairvec run`` over ``algorithms`` against a port."""
+    with tempfile.TemporaryDirectory() as folder:
+        report_path = Path(folder) / "report.json"
+        selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
+        done = fairvec("run", *selection, "--json", report_path, "--", *port)
+        results = done.report(report_path)["results"]
+    failed = {result["id"] for result in results if result["status"] == "fail"}
+    return PortRun(done, failed, len(results))

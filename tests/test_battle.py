@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference.battle import attack_from_ticket, damage_from_ticket, input_string
-from support import REPO, fairvec
+from support import REPO, run_port
 
 WRONG_PORT = Path(__file__).resolve().parent / "adapters" / "wrong_battle.py"
 
@@ -94,25 +94,9 @@ def test_address_case_changes_the_input_string_vectors() -> None:
         ("signed", "battle.ticket/high-bit-set"),
     ],
 )
-def test_a_wrong_port_is_caught(tmp_path: Path, mistake: str, caught_in: str) -> None:
-    report_path = tmp_path / "report.json"
-    done = fairvec(
-        "run",
-        "--algorithm",
-        "battle.ticket",
-        "--algorithm",
-        "battle.move",
-        "--algorithm",
-        "battle.attack",
-        "--json",
-        report_path,
-        "--",
-        sys.executable,
-        WRONG_PORT,
-        mistake,
-    )
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    failed = [r["id"] for r in report["results"] if r["status"] == "fail"]
-    assert done.status == 1
-    assert any(vector_id.startswith(caught_in) for vector_id in failed), failed
-    assert "output differs at" in done.stdout
+def test_a_wrong_port_is_caught(mistake: str, caught_in: str) -> None:
+    algorithms = ["battle.ticket", "battle.move", "battle.attack"]
+    run = run_port([sys.executable, WRONG_PORT, mistake], algorithms)
+    assert run.done.status == 1
+    assert any(vector_id.startswith(caught_in) for vector_id in run.failed), run.failed
+    assert "output differs at" in run.done.stdout

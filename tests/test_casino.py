@@ -24,7 +24,7 @@ from fairvec.reference.casino import (
     to_fixed,
     tower_shuffling,
 )
-from support import REPO, fairvec
+from support import REPO, run_port
 
 from fairvec.inputs import Stream, draw
 
@@ -398,30 +398,14 @@ def test_the_double_field_generator_is_on_the_2_to_53_grid() -> None:
         ),
     ],
 )
-def test_a_wrong_port_is_caught(
-    tmp_path: Path, mistake: str, algorithms: list[str], caught: set[str]
-) -> None:
-    report_path = tmp_path / "report.json"
-    selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
-    done = fairvec(
-        "run",
-        *selection,
-        "--no-progress",
-        "--json",
-        report_path,
-        "--",
-        sys.executable,
-        WRONG_PORT,
-        mistake,
-    )
-    report = json.loads(report_path.read_text(encoding="utf-8"))
-    failed = {r["id"] for r in report["results"] if r["status"] == "fail"}
-    assert done.status == 1
+def test_a_wrong_port_is_caught(mistake: str, algorithms: list[str], caught: set[str]) -> None:
+    run = run_port([sys.executable, WRONG_PORT, mistake], algorithms)
+    failed = run.failed
+    assert run.done.status == 1
     assert caught <= failed, sorted(failed)[:20]
     if mistake == "python-format":
         assert failed == caught  # and nothing else: the dice text is never a tie
     if mistake == "exact-numbers":
         assert any("/random-" in vector_id for vector_id in failed)
     if mistake == "other-key":
-        valid = [r for r in report["results"] if "invalid" not in r.get("tags", [])]
-        assert len(failed) >= 0.9 * len(valid)
+        assert len(failed) >= 0.9 * run.total
