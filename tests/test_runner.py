@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from importlib import resources
@@ -265,3 +266,15 @@ def test_bundled_adapters_pass_every_vector(bundled: str, report_path: Path) -> 
     assert {r["algorithm"].split(".")[0] for r in report["results"]} == {
         path.name for path in (REPO / "vectors").iterdir() if path.is_dir()
     }
+
+
+def test_the_runner_never_imports_the_reference() -> None:
+    # The arrows go one way: the runner reads vectors and talks to adapters only.
+    code = (
+        "import sys, fairvec.cli, fairvec.runner.cli, fairvec.runner.session\n"
+        "fairvec.cli._parser()\n"
+        "loaded = [m for m in sys.modules if m.startswith('fairvec.reference')]\n"
+        "sys.exit(f'runner imported {loaded}' if loaded else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
