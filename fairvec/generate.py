@@ -50,7 +50,11 @@ def vector_id(spec: Spec, name: str, variant: str | None) -> str:
 def build_vector_file(spec: Spec, shared: Path | None) -> dict[str, Any]:
     where = f"spec/{spec.family}/{spec.path.name}"
     _check_against_reference(spec, where)
-    vectors = [_finish(spec, where, planned) for planned in _plan(spec, where, shared)]
+    checks = (
+        SchemaCheck(spec.data["inputs"], "input"),
+        SchemaCheck(spec.data["outputs"], "output"),
+    )
+    vectors = [_finish(spec, where, planned, checks) for planned in _plan(spec, where, shared)]
     _check_disagreements_recorded(spec, where, vectors)
     return {
         "format": FORMAT,
@@ -203,7 +207,9 @@ def _plan_upstream(
             )
 
 
-def _finish(spec: Spec, where: str, planned: Planned) -> dict[str, Any]:
+def _finish(
+    spec: Spec, where: str, planned: Planned, checks: tuple[SchemaCheck, SchemaCheck]
+) -> dict[str, Any]:
     """Compute the expected value of one planned vector and check it every way we can."""
     place = f"{where}: {planned.name}" + (f" ({planned.variant})" if planned.variant else "")
     vector: dict[str, Any] = {
@@ -226,8 +232,9 @@ def _finish(spec: Spec, where: str, planned: Planned) -> dict[str, Any]:
                 f"{place}: the spec expects error {planned.error!r}, the reference returned "
                 f"{json.dumps(output, ensure_ascii=False)[:200]}"
             )
-        _validate(spec.data["inputs"], planned.input, f"{place}: input")
-        _validate(spec.data["outputs"], output, f"{place}: reference output")
+        input_check, output_check = checks
+        input_check.check(planned.input, place)
+        output_check.check(output, place)
         vector["expected"] = {"output": output}
         if planned.states is not None:
             vector["document_states"] = planned.states
@@ -272,13 +279,22 @@ def _check_disagreements_recorded(spec: Spec, where: str, vectors: list[dict[str
             )
 
 
-def _validate(schema: dict[str, Any], value: Any, place: str) -> None:
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(value)
-    )
-    if error is not None:
+class SchemaCheck:
+    """One spec schema, compiled once and applied to every vector of the spec."""
+
+    def __init__(self, schema: dict[str, Any], what: str) -> None:
+        self.validator = jsonschema.Draft202012Validator(schema)
+        self.what = what
+
+    def check(self, value: Any, place: str) -> None:
+        if self.validator.is_valid(value):  # the quick path; the details only on failure
+            return
+        error = jsonschema.exceptions.best_match(self.validator.iter_errors(value))
+        assert error is not None
         at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise FairvecError(f"{place}: {at}: {error.message} (spec inputs/outputs schema)")
+        raise FairvecError(
+            f"{place}: {self.what}: {at}: {error.message} (spec {self.what}s schema)"
+        )
 
 
 def _unique(items: list[str]) -> list[str]:

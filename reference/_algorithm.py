@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -94,13 +95,21 @@ def compute(algorithm_id: str, inputs: Mapping[str, Any], variant: str | None = 
     return found.function(**arguments)
 
 
-def _checked_arguments(found: Algorithm, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    hints = typing.get_type_hints(found.function)
+@functools.cache
+def _parameters(function: Callable[..., Output]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The input fields a function takes and their type hints, worked out once per
+    function (not at registration: hints may name types defined later in the module)."""
+    hints = typing.get_type_hints(function)
     parameters = {
         name: parameter
-        for name, parameter in inspect.signature(found.function).parameters.items()
+        for name, parameter in inspect.signature(function).parameters.items()
         if name != "variant"
     }
+    return parameters, hints
+
+
+def _checked_arguments(found: Algorithm, inputs: Mapping[str, Any]) -> dict[str, Any]:
+    parameters, hints = _parameters(found.function)
     unknown = sorted(set(inputs) - set(parameters))
     if unknown:
         raise InvalidInput("unknown-field", f"{found.id} takes no field {unknown[0]!r}")

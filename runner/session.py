@@ -20,6 +20,10 @@ from fairvec.runner.protocol import Hello, parse_hello, parse_response, request_
 from fairvec.runner.results import Result, Work
 
 MAX_RESTART_FAILURES = 3
+# stdout and stderr are read by two threads, so a response the adapter wrote on stderr may
+# reach us after its next stdout answer. Before charging a vector with "no response", stderr
+# gets this long to catch up (only ever on that error path).
+STDERR_GRACE_SECONDS = 0.1
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Session:
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
         self._answered_elsewhere: set[str] = set()
+        self._deferred: deque[Event] = deque()  # stdout events set aside while stderr caught up
         self.hello: Hello = self._start()
 
     def _start(self) -> Hello:
@@ -104,7 +109,9 @@ class Session:
                 break
             self._fill(pending, inflight)
             self._step(pending, inflight, finish)
-        return results
+        # Skips end first and a crash resends vectors later; report in the vectors' order.
+        position = {work.vector["id"]: index for index, work in enumerate(works)}
+        return sorted(results, key=lambda result: position[result.id])
 
     def _unsupported_reason(self, work: Work) -> str | None:
         variants = self.hello.algorithms.get(work.algorithm)
@@ -130,7 +137,11 @@ class Session:
         head = inflight[0]
         remaining = head.head_since + self.timeout - time.monotonic()
         try:
-            event = self.process.events.get(timeout=max(remaining, 0.0))
+            event = (
+                self._deferred.popleft()
+                if self._deferred
+                else self.process.events.get(timeout=max(remaining, 0.0))
+            )
         except queue.Empty:
             self._lose_process(
                 pending,
@@ -156,7 +167,6 @@ class Session:
     def _on_stdout(
         self, event: Event, inflight: deque[_InFlight], finish: Callable[[Result], None]
     ) -> None:
-        head = inflight[0]
         try:
             response = parse_response(event.line)
         except ValueError as error:
@@ -168,15 +178,16 @@ class Session:
         if answered in self._answered_elsewhere:
             self._answered_elsewhere.discard(answered)  # a late answer to a vector already judged
             return
-        position = next(
-            (i for i, f in enumerate(inflight) if f.work.vector["id"] == answered), None
-        )
+        position = _position(inflight, answered)
+        if position:  # answered out of order: let any answers sent to stderr arrive first
+            self._let_stderr_catch_up(inflight, finish)
+            position = _position(inflight, answered)
         if position is None:
             self._resolve_error(
                 inflight,
                 finish,
                 f"the adapter answered id {answered!r}, which was not asked; expected "
-                f"{head.work.vector['id']!r}",
+                f"{inflight[0].work.vector['id']!r}",
             )
             return
         for _ in range(position):  # answers must come in request order: earlier ones were skipped
@@ -186,6 +197,21 @@ class Session:
         done = inflight.popleft()
         self._reset_head_clock(inflight)
         finish(judge(done.work.vector, done.work.algorithm, done.work.output_schema, response))
+
+    def _let_stderr_catch_up(
+        self, inflight: deque[_InFlight], finish: Callable[[Result], None]
+    ) -> None:
+        assert self.process
+        deadline = time.monotonic() + STDERR_GRACE_SECONDS
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                event = self.process.events.get(timeout=remaining)
+            except queue.Empty:
+                return
+            if event.kind == "stderr":
+                self._on_stderr(event, inflight, finish)
+            else:
+                self._deferred.append(event)
 
     def _on_stderr(
         self, event: Event, inflight: deque[_InFlight], finish: Callable[[Result], None]
@@ -231,6 +257,7 @@ class Session:
         inflight.clear()
         self.process = None
         self._answered_elsewhere.clear()
+        self._deferred.clear()
 
     def _restart(self, pending: deque[Work], finish: Callable[[Result], None]) -> bool:
         last_error = ""
@@ -255,3 +282,7 @@ class Session:
     def _reset_head_clock(inflight: deque[_InFlight]) -> None:
         if inflight:
             inflight[0].head_since = time.monotonic()
+
+
+def _position(inflight: deque[_InFlight], vector_id: str) -> int | None:
+    return next((i for i, f in enumerate(inflight) if f.work.vector["id"] == vector_id), None)

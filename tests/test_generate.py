@@ -106,6 +106,16 @@ def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
             "key 'vary' appears twice",
         ),
         (
+            "move: {enum: [fire, grass, water]}",
+            "move: {enum: [fire, grass]}",
+            "spec/battle/move.yaml: water: output: move: 'water' is not one of",
+        ),
+        (
+            "round_num: {type: integer, minimum: 1}",
+            "round_num: {type: integer, minimum: 2}",
+            "spec/battle/move.yaml: fire: input: round_num: 1 is less than the minimum of 2",
+        ),
+        (
             "title: A random move",
             "title: A random move\n{{placeholder}}: 1",
             "a key must be plain text, not dict",

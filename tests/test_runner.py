@@ -67,6 +67,7 @@ def test_a_crash_is_restarted_and_its_stderr_reported(report_path: Path) -> None
     report = done.report(report_path)
     # the crash costs only the vector being handled; the two sent behind it are sent again
     assert statuses(report) == {FIRE: "error", GRASS: "pass", WATER: "pass"}
+    assert [result["id"] for result in report["results"]] == [FIRE, GRASS, WATER]
     assert report["restarts"] == 1
 
 
