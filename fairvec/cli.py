@@ -59,9 +59,9 @@ def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="repository root (default: the current folder)",
     )
     generate.add_argument(
-        "--shared",
+        "--data",
         type=Path,
-        help="the shared/ folder with upstream data (default: ROOT/../shared)",
+        help="the folder holding upstream/, the real data (default: ROOT, which vendors it)",
     )
     generate.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if any committed file is stale"
@@ -80,8 +80,8 @@ def _run_generate(arguments: argparse.Namespace) -> int:
     from fairvec.generate import generate  # the reference is imported only for this command
 
     root: Path = arguments.root.resolve()
-    shared: Path = arguments.shared or root.parent / "shared"
-    lines = generate(root, shared, arguments.check, arguments.algorithm)
+    data: Path = arguments.data or root
+    lines = generate(root, data, arguments.check, arguments.algorithm)
     for line in lines:
         print(line)
     if arguments.check:

@@ -47,14 +47,14 @@ def vector_id(spec: Spec, name: str, variant: str | None) -> str:
     return f"{spec.id}/{name}" + (f"@{variant}" if spec.variants else "")
 
 
-def build_vector_file(spec: Spec, shared: Path | None) -> dict[str, Any]:
+def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
     where = f"spec/{spec.family}/{spec.path.name}"
     _check_against_reference(spec, where)
     checks = (
         SchemaCheck(spec.data["inputs"], "input"),
         SchemaCheck(spec.data["outputs"], "output"),
     )
-    vectors = [_finish(spec, where, planned, checks) for planned in _plan(spec, where, shared)]
+    vectors = [_finish(spec, where, planned, checks) for planned in _plan(spec, where, data)]
     _check_disagreements_recorded(spec, where, vectors)
     return {
         "format": FORMAT,
@@ -97,13 +97,13 @@ def _variants_of(spec: Spec, entry: dict[str, Any]) -> list[str | None]:
     return list(chosen) if chosen else [None]
 
 
-def _plan(spec: Spec, where: str, shared: Path | None) -> Iterator[Planned]:
+def _plan(spec: Spec, where: str, data: Path | None) -> Iterator[Planned]:
     for case in spec.data.get("cases", []):
         yield from _plan_case(spec, where, case)
     for generated in spec.data.get("generated", []):
         yield from _plan_generated(spec, generated)
     for upstream in spec.data.get("upstream", []):
-        yield from _plan_upstream(spec, where, upstream, shared)
+        yield from _plan_upstream(spec, where, upstream, data)
 
 
 def _plan_case(spec: Spec, where: str, case: dict[str, Any]) -> Iterator[Planned]:
@@ -173,12 +173,12 @@ def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
 
 
 def _plan_upstream(
-    spec: Spec, where: str, upstream: dict[str, Any], shared: Path | None
+    spec: Spec, where: str, upstream: dict[str, Any], data: Path | None
 ) -> Iterator[Planned]:
-    if shared is None or not shared.is_dir():
+    if data is None or not (data / "upstream").is_dir():
         raise FairvecError(
-            f"{where}: upstream/{upstream['name']}: the shared/ folder with the upstream data "
-            f"was not found at {shared} (pass --shared DIR)"
+            f"{where}: upstream/{upstream['name']}: no upstream/ folder in {data} "
+            f"(generate from the repository root, or pass --data DIR)"
         )
     module_name, function_name = upstream["loader"].split(":")
     try:
@@ -192,7 +192,7 @@ def _plan_upstream(
         ["upstream", *upstream.get("tags", []), *spec.quirks_exercised_by(upstream["name"])]
     )
     try:
-        cases: list[UpstreamCase] = list(loader(shared))
+        cases: list[UpstreamCase] = list(loader(data))
     except UpstreamDataError as error:
         raise FairvecError(f"{where}: upstream/{upstream['name']}: {error}") from None
     for case in cases:
@@ -316,7 +316,7 @@ def vector_path(vectors_root: Path, spec: Spec) -> Path:
     return vectors_root / spec.family / f"{spec.id.split('.', 1)[1]}.json"
 
 
-def generate(root: Path, shared: Path | None, check: bool, only: Sequence[str] = ()) -> list[str]:
+def generate(root: Path, data: Path | None, check: bool, only: Sequence[str] = ()) -> list[str]:
     """Generate the vector files (of algorithms matching ``only``, if given); returns one
     line per file written, or with ``check`` per file that is stale."""
     specs = [spec for spec in load_specs(root / "spec") if _selected(spec.id, only)]
@@ -325,7 +325,7 @@ def generate(root: Path, shared: Path | None, check: bool, only: Sequence[str] =
     _check_every_algorithm_has_a_spec(specs, only)
     rendered: dict[Path, str] = {}
     for spec in specs:
-        vector_file = build_vector_file(spec, shared)
+        vector_file = build_vector_file(spec, data)
         validate_vector_file(
             vector_file, f"vectors/{spec.family}/{spec.path.stem}.json (generated)"
         )

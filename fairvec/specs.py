@@ -68,7 +68,7 @@ class Spec:
 
 @cache
 def spec_schema() -> dict[str, Any]:
-    text = resources.files("fairvec.spec").joinpath("spec.schema.json").read_text("utf-8")
+    text = resources.files("fairvec").joinpath("spec", "spec.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -33,7 +33,7 @@ class VectorFile:
 
 @cache
 def vector_schema() -> dict[str, Any]:
-    text = resources.files("fairvec.vectors").joinpath("vectors.schema.json").read_text("utf-8")
+    text = resources.files("fairvec").joinpath("vectors", "vectors.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -47,7 +47,7 @@ def validate_vector_file(data: Any, where: str) -> None:
 
 
 def default_vectors_root() -> Path:
-    return Path(str(resources.files("fairvec.vectors")))
+    return Path(str(resources.files("fairvec").joinpath("vectors")))
 
 
 def algorithm_of(path: Path) -> str:

@@ -17,13 +17,12 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+from fairvec import __version__
+from fairvec.errors import FairvecError
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.report import RunInfo, is_success, write_human, write_json, write_junit
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
-
-from fairvec import __version__
-from fairvec.errors import FairvecError
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
 
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
@@ -34,7 +33,7 @@ def bundled_adapter(name: str) -> list[str]:
     if name == "python":
         # -P: never import from the current folder, which may be a fairvec checkout
         return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
-    script = resources.files("fairvec.adapters").joinpath("node", "adapter.js")
+    script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
     node = shutil.which("node")
     if node is None:
         raise FairvecError("--bundled node: no 'node' on PATH (install Node.js 20 or later)")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
-from fairvec.runner.results import Result
 
 from fairvec.jsonio import first_difference, json_equal
+from fairvec.runner.results import Result
 
 
 def judge(

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from fairvec.runner.results import STATUSES, Result
-
 from fairvec.jsonio import write_atomically
+from fairvec.runner.results import STATUSES, Result
 
 FORMAT = "fairvec-report/1"
 SHOWN_JSON = 400  # characters of an input or output shown in the human summary

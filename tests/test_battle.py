@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import REPO, run_port
+
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference.battle import attack_from_ticket, damage_from_ticket, input_string
-from support import REPO, run_port
 
 WRONG_PORT = Path(__file__).resolve().parent / "adapters" / "wrong_battle.py"
 

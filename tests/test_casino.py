@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import REPO, run_port
+
+from fairvec.inputs import Stream, draw
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference.casino import (
     dice_outcome,
@@ -24,9 +27,6 @@ from fairvec.reference.casino import (
     to_fixed,
     tower_shuffling,
 )
-from support import REPO, run_port
-
-from fairvec.inputs import Stream, draw
 
 WRONG_PORT = Path(__file__).resolve().parent / "adapters" / "wrong_casino.py"
 DOCUMENT = REPO.parent / "shared" / "seeds" / "000_162a66a6a1bf86ea.txt"

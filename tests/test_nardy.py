@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fairvec.reference import nardy
 from fairvec.reference._algorithm import InvalidInput, compute
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import REPO
+
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference.tenhou import (
     dead_wall,
@@ -26,14 +28,13 @@ from fairvec.reference.tenhou import (
     seed_words,
     shuffle_wall,
 )
-from support import REPO
-
 from fairvec.upstream import UpstreamDataError
 from fairvec.upstream import tenhou as upstream
 
-SHARED = REPO.parent / "shared"
-MJLOG = SHARED / "upstream" / "tenhou" / "mjlog"
-needs_shared = pytest.mark.skipif(not MJLOG.is_dir(), reason="shared/upstream/tenhou not present")
+# The real data is vendored in the repository (upstream/PROVENANCE.md); loaders take the
+# folder that holds upstream/.
+DATA = REPO
+MJLOG = DATA / "upstream" / "tenhou" / "mjlog"
 
 Port = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -58,7 +59,6 @@ def failing(name: str, port: Port, variant: str | None = None) -> list[str]:
 # --- Tenhou's validation game, stage by stage -----------------------------------------
 
 
-@needs_shared
 @pytest.mark.parametrize(
     ("loader", "algorithm"),
     [
@@ -74,15 +74,14 @@ def failing(name: str, port: Port, variant: str | None = None) -> list[str]:
 def test_validation_data_every_stage(
     loader: Callable[[Path], Iterator[Any]], algorithm: str
 ) -> None:
-    (case,) = loader(SHARED)
+    (case,) = loader(DATA)
     output = compute(algorithm, case["input"])
     for field, stated in case["states"].items():
         assert output[field] == stated, field
 
 
-@needs_shared
 def test_validation_tiles_agree_with_tenhous_json_log() -> None:
-    cases = list(upstream.validation_tiles(SHARED))
+    cases = list(upstream.validation_tiles(DATA))
     codes = {case["input"]["tile"]: case["states"]["tenhou6"] for case in cases}
     assert codes[52] == 52 and codes[88 + 1] != 53  # the red 5p is in hai1; id 89 is not red
     assert {53} <= set(codes.values())  # a red 5s is drawn
@@ -93,9 +92,8 @@ def test_validation_tiles_agree_with_tenhous_json_log() -> None:
 # --- the 341 real hands ---------------------------------------------------------------
 
 
-@needs_shared
 def test_all_341_real_hands_reproduce() -> None:
-    games = list(upstream.mjlog_games(SHARED))
+    games = list(upstream.mjlog_games(DATA))
     hands = 0
     for case in games:
         output = compute("tenhou.game", case["input"])
@@ -116,7 +114,6 @@ def _walls(path: Path) -> Iterator[tuple[ET.Element, list[int] | None]]:
         yield element, wall
 
 
-@needs_shared
 def test_draws_dead_wall_and_dora_match_every_real_log() -> None:
     """Every draw, replacement draw, kan dora and AGARI dora/ura list of the 33 logs."""
     counts = dict.fromkeys(("draws", "rinshan", "kan_dora", "agari", "ura"), 0)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference import videopoker as vp
 

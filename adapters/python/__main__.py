@@ -9,9 +9,8 @@ import json
 import sys
 from typing import Any
 
-from fairvec.reference import InvalidInput, compute, registry
-
 from fairvec import __version__
+from fairvec.reference import InvalidInput, compute, registry
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:

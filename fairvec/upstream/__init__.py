@@ -1,7 +1,9 @@
-"""Loaders that turn real data under shared/upstream/ into vectors.
+"""Loaders that turn real data under upstream/ into vectors.
 
-A spec names a loader as ``module:function``; the function takes the ``shared/``
-folder and yields :class:`UpstreamCase` items. The values in ``states`` come from the
+The data is vendored in the repository's ``upstream/`` folder (PROVENANCE.md there says
+where each file came from, and that it is unmodified). A spec names a loader as
+``module:function``; the function takes the folder that holds ``upstream/`` (the
+repository root) and yields :class:`UpstreamCase` items. The values in ``states`` come from the
 data itself and the reference must reproduce them, exactly as for a document's worked
 example.
 """
@@ -15,7 +17,7 @@ class UpstreamCase(TypedDict):
     name: str  # stable within the set, e.g. "2010081709gm-00a9-0000-fe3371ad-hand-03"
     input: dict[str, Any]
     states: dict[str, Any]  # output fields as the data states them
-    provenance: dict[str, Any]  # file (relative to shared/) and where in it
+    provenance: dict[str, Any]  # file (relative to the repository root) and where in it
 
 
 class UpstreamDataError(Exception):

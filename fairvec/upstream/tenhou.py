@@ -1,11 +1,14 @@
-"""Tenhou's own data under shared/upstream/tenhou/, as vectors for the tenhou family.
+"""Tenhou's own data under upstream/tenhou/, as vectors for the tenhou family.
+
+The data is vendored unmodified in the repository (upstream/PROVENANCE.md, with the
+licences); every loader takes the folder that holds ``upstream/``: the repository root.
 
 - ``validation/2016022509gm-0009-0000-b327da61.*``: Tenhou's published validation data for
   one game (collected in the MIT-licensed tenhou-shuffle crate, summivox/riichi-rs,
   ``tenhou-shuffle/test_data/``): the seed, the 624 seed words, ``src`` (288 words),
   ``rnd`` (144 words), the shuffled wall, the mjlog XML and the tenhou.net/6 JSON log.
   The ``*_u32`` and ``wall136`` files are Rust array literals.
-- ``mjlog/*.mjlog``: 34 real game logs (MIT-licensed mjx project, mjx-project/mjx,
+- ``mjlog/*.mjlog``: 33 real game logs (MIT-licensed mjx project, mjx-project/mjx,
   ``tests_py/resources/mjlog/``). Each has a SHUFFLE seed and, per hand, an INIT tag:
   ``seed="round,honba,riichi sticks,dice0,dice1,dora indicator"``, ``oya`` (the dealer)
   and ``hai0``..``hai3`` (the starting hands, in the order they were dealt).
@@ -34,23 +37,23 @@ SANMA_FLAG = 0x10  # GO type bit for a three-player game
 # --- reading the files ----------------------------------------------------------------
 
 
-def _relative(shared: Path, path: Path) -> str:
-    return path.relative_to(shared).as_posix()
+def _relative(data: Path, path: Path) -> str:
+    return path.relative_to(data).as_posix()
 
 
-def _read(shared: Path, path: Path) -> str:
+def _read(data: Path, path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as error:
         raise UpstreamDataError(
-            f"{_relative(shared, path)}: cannot read: {error.strerror}"
+            f"{_relative(data, path)}: cannot read: {error.strerror}"
         ) from None
 
 
-def rust_array(shared: Path, path: Path, length: int) -> list[int]:
+def rust_array(data: Path, path: Path, length: int) -> list[int]:
     """``[0x85B04666u32,0xE7C12A95,...,]`` or ``[22u8,91,...,]``: a trailing comma is allowed."""
-    text = _read(shared, path).strip()
-    where = _relative(shared, path)
+    text = _read(data, path).strip()
+    where = _relative(data, path)
     if not (text.startswith("[") and text.endswith("]")):
         raise UpstreamDataError(f"{where}: not a Rust array literal [ ... ]")
     items = [item.strip() for item in text[1:-1].split(",")]
@@ -67,12 +70,12 @@ def rust_array(shared: Path, path: Path, length: int) -> list[int]:
     return values
 
 
-def _parse_xml(shared: Path, path: Path) -> ET.Element:
+def _parse_xml(data: Path, path: Path) -> ET.Element:
     try:
-        return ET.fromstring(_read(shared, path))
+        return ET.fromstring(_read(data, path))
     except ET.ParseError as error:
         raise UpstreamDataError(
-            f"{_relative(shared, path)}: not well-formed XML: {error}"
+            f"{_relative(data, path)}: not well-formed XML: {error}"
         ) from None
 
 
@@ -139,9 +142,9 @@ def init_tags(root: ET.Element, where: str, players: int) -> list[dict[str, Any]
     return hands
 
 
-def game_case(shared: Path, path: Path) -> UpstreamCase:
-    where = _relative(shared, path)
-    root = _parse_xml(shared, path)
+def game_case(data: Path, path: Path) -> UpstreamCase:
+    where = _relative(data, path)
+    root = _parse_xml(data, path)
     seed = shuffle_seed(root, where)
     players = player_count(root, where)
     hands = init_tags(root, where, players)
@@ -167,101 +170,101 @@ def game_case(shared: Path, path: Path) -> UpstreamCase:
 # --- the validation game, stage by stage ----------------------------------------------
 
 
-def _validation(shared: Path, suffix: str) -> Path:
-    return shared / "upstream" / "tenhou" / "validation" / f"{VALIDATION_GAME}.{suffix}"
+def _validation(data: Path, suffix: str) -> Path:
+    return data / "upstream" / "tenhou" / "validation" / f"{VALIDATION_GAME}.{suffix}"
 
 
-def _validation_words(shared: Path, suffix: str, length: int) -> list[int]:
-    return rust_array(shared, _validation(shared, suffix), length)
+def _validation_words(data: Path, suffix: str, length: int) -> list[int]:
+    return rust_array(data, _validation(data, suffix), length)
 
 
-def _validation_game(shared: Path) -> UpstreamCase:
-    return game_case(shared, _validation(shared, "xml"))
+def _validation_game(data: Path) -> UpstreamCase:
+    return game_case(data, _validation(data, "xml"))
 
 
-def _provenance(shared: Path, *suffixes: str) -> dict[str, Any]:
-    files = [_relative(shared, _validation(shared, suffix)) for suffix in suffixes]
+def _provenance(data: Path, *suffixes: str) -> dict[str, Any]:
+    files = [_relative(data, _validation(data, suffix)) for suffix in suffixes]
     return {"file": files[0], "also": files[1:], "source": "summivox/riichi-rs tenhou-shuffle"}
 
 
-def validation_seed(shared: Path) -> Iterator[UpstreamCase]:
+def validation_seed(data: Path) -> Iterator[UpstreamCase]:
     """The SHUFFLE attribute of the validation log → the 624 seed words of ``seed_u32``."""
-    seed = _validation_game(shared)["input"]["seed"]
-    stated = _read(shared, _validation(shared, "seed_str")).strip().strip('"')
+    seed = _validation_game(data)["input"]["seed"]
+    stated = _read(data, _validation(data, "seed_str")).strip().strip('"')
     if stated != seed:
         raise UpstreamDataError(f"{VALIDATION_GAME}.seed_str differs from the xml's SHUFFLE seed")
     yield {
         "name": VALIDATION_GAME,
         "input": {"shuffle": SHUFFLE_PREFIX + seed},
-        "states": {"words": _validation_words(shared, "seed_u32", 624)},
-        "provenance": _provenance(shared, "xml", "seed_str", "seed_u32"),
+        "states": {"words": _validation_words(data, "seed_u32", 624)},
+        "provenance": _provenance(data, "xml", "seed_str", "seed_u32"),
     }
 
 
-def validation_mt(shared: Path) -> Iterator[UpstreamCase]:
+def validation_mt(data: Path) -> Iterator[UpstreamCase]:
     """init_by_array(seed words) → the first 288 outputs, ``src`` of the first hand."""
     yield {
         "name": VALIDATION_GAME,
-        "input": {"key": _validation_words(shared, "seed_u32", 624), "count": 288},
-        "states": {"outputs": _validation_words(shared, "src_u32", 288)},
-        "provenance": _provenance(shared, "seed_u32", "src_u32"),
+        "input": {"key": _validation_words(data, "seed_u32", 624), "count": 288},
+        "states": {"outputs": _validation_words(data, "src_u32", 288)},
+        "provenance": _provenance(data, "seed_u32", "src_u32"),
     }
 
 
-def validation_rnd(shared: Path) -> Iterator[UpstreamCase]:
+def validation_rnd(data: Path) -> Iterator[UpstreamCase]:
     yield {
         "name": VALIDATION_GAME,
-        "input": {"src": _validation_words(shared, "src_u32", 288)},
-        "states": {"rnd": _validation_words(shared, "rnd_u32", 144)},
-        "provenance": _provenance(shared, "src_u32", "rnd_u32"),
+        "input": {"src": _validation_words(data, "src_u32", 288)},
+        "states": {"rnd": _validation_words(data, "rnd_u32", 144)},
+        "provenance": _provenance(data, "src_u32", "rnd_u32"),
     }
 
 
-def validation_shuffle(shared: Path) -> Iterator[UpstreamCase]:
+def validation_shuffle(data: Path) -> Iterator[UpstreamCase]:
     yield {
         "name": VALIDATION_GAME,
-        "input": {"rnd": _validation_words(shared, "rnd_u32", 144), "players": 4},
-        "states": {"yama": _validation_words(shared, "wall136", 136)},
-        "provenance": _provenance(shared, "rnd_u32", "wall136"),
+        "input": {"rnd": _validation_words(data, "rnd_u32", 144), "players": 4},
+        "states": {"yama": _validation_words(data, "wall136", 136)},
+        "provenance": _provenance(data, "rnd_u32", "wall136"),
     }
 
 
-def validation_dice(shared: Path) -> Iterator[UpstreamCase]:
-    hand = _validation_game(shared)["states"]
+def validation_dice(data: Path) -> Iterator[UpstreamCase]:
+    hand = _validation_game(data)["states"]
     yield {
         "name": VALIDATION_GAME,
-        "input": {"rnd": _validation_words(shared, "rnd_u32", 144)},
+        "input": {"rnd": _validation_words(data, "rnd_u32", 144)},
         "states": {"dice": hand["dice"][0]},
-        "provenance": _provenance(shared, "rnd_u32", "xml"),
+        "provenance": _provenance(data, "rnd_u32", "xml"),
     }
 
 
-def validation_deal(shared: Path) -> Iterator[UpstreamCase]:
-    game = _validation_game(shared)
+def validation_deal(data: Path) -> Iterator[UpstreamCase]:
+    game = _validation_game(data)
     yield {
         "name": VALIDATION_GAME,
         "input": {
-            "yama": _validation_words(shared, "wall136", 136),
+            "yama": _validation_words(data, "wall136", 136),
             "dealer": game["input"]["dealers"][0],
         },
         "states": {"haipai": game["states"]["haipai"][0]},
-        "provenance": _provenance(shared, "wall136", "xml"),
+        "provenance": _provenance(data, "wall136", "xml"),
     }
 
 
-def validation_game(shared: Path) -> Iterator[UpstreamCase]:
-    yield _validation_game(shared)
+def validation_game(data: Path) -> Iterator[UpstreamCase]:
+    yield _validation_game(data)
 
 
-def _json_log(shared: Path) -> list[Any]:
-    path = _validation(shared, "json")
+def _json_log(data: Path) -> list[Any]:
+    path = _validation(data, "json")
     try:
-        document = json.loads(_read(shared, path))
+        document = json.loads(_read(data, path))
         hand: list[Any] = document["log"][0]
     except (json.JSONDecodeError, KeyError, IndexError, TypeError):
-        raise UpstreamDataError(f"{_relative(shared, path)}: not a tenhou.net/6 JSON log") from None
+        raise UpstreamDataError(f"{_relative(data, path)}: not a tenhou.net/6 JSON log") from None
     if len(hand) < 17:
-        raise UpstreamDataError(f"{_relative(shared, path)}: the hand has {len(hand)} fields")
+        raise UpstreamDataError(f"{_relative(data, path)}: the hand has {len(hand)} fields")
     return hand
 
 
@@ -270,7 +273,7 @@ def _tile_sort_key(code: int) -> float:
     return (code - 50) * 10 + 4.5 if code > 50 else code
 
 
-def validation_tiles(shared: Path) -> Iterator[UpstreamCase]:
+def validation_tiles(data: Path) -> Iterator[UpstreamCase]:
     """Tile ids of the mjlog against the codes of the same hand's tenhou.net/6 JSON log.
 
     Draws pair up exactly (the n-th draw of a seat in the XML is the n-th number in that
@@ -278,9 +281,9 @@ def validation_tiles(shared: Path) -> Iterator[UpstreamCase]:
     hands are sorted in the JSON, so they pair up by sorting both sides; the dora
     indicator pairs with the JSON's dora list.
     """
-    root = _parse_xml(shared, _validation(shared, "xml"))
-    where = _relative(shared, _validation(shared, "xml"))
-    log = _json_log(shared)
+    root = _parse_xml(data, _validation(data, "xml"))
+    where = _relative(data, _validation(data, "xml"))
+    log = _json_log(data)
     init = init_tags(root, where, 4)[0]
     pairs: dict[int, tuple[int, str]] = {}
 
@@ -310,29 +313,29 @@ def validation_tiles(shared: Path) -> Iterator[UpstreamCase]:
             "name": f"tile-{tile}",
             "input": {"tile": tile, "players": 4, "red": True},
             "states": {"tenhou6": code},
-            "provenance": {**_provenance(shared, "xml", "json"), "where": place},
+            "provenance": {**_provenance(data, "xml", "json"), "where": place},
         }
 
 
 # --- the 34 real games ----------------------------------------------------------------
 
 
-def mjlog_games(shared: Path) -> Iterator[UpstreamCase]:
+def mjlog_games(data: Path) -> Iterator[UpstreamCase]:
     """Every game log: the seed, each hand's dealer, and what each INIT tag states."""
-    folder = shared / "upstream" / "tenhou" / "mjlog"
+    folder = data / "upstream" / "tenhou" / "mjlog"
     paths = sorted(folder.glob("*.mjlog"))
     if not paths:
-        raise UpstreamDataError(f"{_relative(shared, folder)}: no .mjlog files")
+        raise UpstreamDataError(f"{_relative(data, folder)}: no .mjlog files")
     for path in paths:
-        yield game_case(shared, path)
+        yield game_case(data, path)
 
 
-def mjlog_names(shared: Path) -> Iterator[UpstreamCase]:
+def mjlog_names(data: Path) -> Iterator[UpstreamCase]:
     """Each game's UN tag n0..n3 as the log writes them (the logs state no seat order)."""
-    folder = shared / "upstream" / "tenhou" / "mjlog"
+    folder = data / "upstream" / "tenhou" / "mjlog"
     for path in sorted(folder.glob("*.mjlog")):
-        where = _relative(shared, path)
-        un = _parse_xml(shared, path).find("UN")
+        where = _relative(data, path)
+        un = _parse_xml(data, path).find("UN")
         if un is None:
             raise UpstreamDataError(f"{where}: no <UN> tag")
         yield {
