@@ -11,6 +11,11 @@ from typing import Any
 
 from fairvec.errors import FairvecError
 
+# Deeper than any real vector, spec or adapter message (they nest under ten levels), and far
+# enough below Python's recursion limit that comparing, validating and printing a value
+# this deep never raises RecursionError.
+MAX_NESTING = 64
+
 
 def canonical(value: Any) -> str:
     """Sorted keys, no spaces, UTF-8 text: the form digests are taken over."""
@@ -18,7 +23,8 @@ def canonical(value: Any) -> str:
 
 
 def digest(value: Any) -> str:
-    return "sha256:" + hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
+    # surrogatepass: a vector may hold a lone surrogate (an input ports must reject)
+    return "sha256:" + hashlib.sha256(canonical(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -38,15 +44,53 @@ def write_atomically(path: Path, text: str) -> None:
 
 def read_json(path: Path, what: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as error:
         raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
     try:
-        return json.loads(text)
+        value = json.loads(decode_utf8(data, str(path), what))
     except json.JSONDecodeError as error:
         raise FairvecError(
             f"{path}:{error.lineno}:{error.colno}: {what} is not valid JSON ({error.msg})"
         ) from None
+    except RecursionError:
+        raise FairvecError(f"{path}: {what} is nested too deeply to read") from None
+    check_nesting(value, str(path), what)
+    return value
+
+
+def decode_utf8(data: bytes, where: str, what: str) -> str:
+    """UTF-8 text, or a one-line error naming the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise FairvecError(
+            f"{where}:{line}: {what} is not UTF-8 text (byte 0x{data[error.start]:02x} at "
+            f"offset {error.start}); save it as UTF-8"
+        ) from None
+
+
+def check_nesting(value: Any, where: str, what: str) -> None:
+    if deeper_than(value, MAX_NESTING):
+        raise FairvecError(
+            f"{where}: {what} nests arrays or objects more than {MAX_NESTING} levels deep"
+        )
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels deep. Level by level,
+    without recursion (the point is to refuse what recursion could not handle)."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _depth in range(limit):
+        if not level:
+            return False
+        deeper: list[Any] = []
+        for container in level:
+            items = container.values() if isinstance(container, dict) else container
+            deeper.extend([item for item in items if isinstance(item, (dict, list))])
+        level = deeper
+    return bool(level)
 
 
 def json_equal(left: Any, right: Any) -> bool:

@@ -17,6 +17,7 @@ import jsonschema
 import yaml
 
 from fairvec.errors import FairvecError
+from fairvec.jsonio import check_nesting, decode_utf8
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -80,16 +81,22 @@ def spec_paths(spec_root: Path) -> list[Path]:
 def load_spec(path: Path, spec_root: Path) -> Spec:
     where = _relative(path, spec_root.parent)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+        text = decode_utf8(path.read_bytes(), where, "a spec file")
+        data = yaml.load(text, Loader=_StrictLoader)
     except FairvecError as error:
-        raise FairvecError(f"{where}: {error}") from None
+        message = str(error)  # decode_utf8 names the place itself; the loader does not
+        place = "" if message.startswith(where) else f"{where}: "
+        raise FairvecError(place + message) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         raise FairvecError(f"{where}{place}: not valid YAML ({problem})") from None
+    except RecursionError:
+        raise FairvecError(f"{where}: a spec file is nested too deeply to read") from None
     except OSError as error:
         raise FairvecError(f"{where}: cannot read ({error.strerror})") from None
+    check_nesting(data, where, "a spec file")
     _validate_against_schema(data, where)
     spec = Spec(path, data)
     _check_consistency(spec, where, path.relative_to(spec_root))

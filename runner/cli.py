@@ -7,26 +7,44 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import difflib
 import fnmatch
+import math
 import os
 import shutil
+import signal
+import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 
 from fairvec import __version__
-from fairvec.errors import FairvecError
-from fairvec.runner.process import AdapterStartError
+from fairvec.errors import FairvecError, Interrupted
+from fairvec.runner.process import (
+    DEFAULT_MAX_LINE,
+    AdapterStartError,
+    RunnerResourceError,
+    become_subreaper,
+)
+from fairvec.runner.protocol import Hello
 from fairvec.runner.report import RunInfo, is_success, write_human, write_json, write_junit
 from fairvec.runner.results import Result, Work
-from fairvec.runner.session import Session
-from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
+from fairvec.runner.session import MAX_CRASHES, Session
+from fairvec.vectorfiles import (
+    algorithm_of,
+    default_vectors_root,
+    load_vector_files,
+    vectors_digest,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
 GLOB_CHARACTERS = set("*?[")
+MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
+MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
 
 
 def bundled_adapter(name: str) -> list[str]:
@@ -62,6 +80,22 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         default=32,
         metavar="N",
         help="requests sent ahead of the answers (default 32; 1 = lockstep)",
+    )
+    adapter.add_argument(
+        "--max-line-bytes",
+        type=_line_cap,
+        default=DEFAULT_MAX_LINE,
+        metavar="N",
+        help="longest line read from the adapter; a longer one errors its vector "
+        f"(default {DEFAULT_MAX_LINE}, 16 MiB)",
+    )
+    adapter.add_argument(
+        "--max-crashes",
+        type=_positive_int,
+        default=MAX_CRASHES,
+        metavar="N",
+        help="crashes, hangs or failed restarts in a row, with no answer in between, "
+        f"before the run stops and the rest is not run (default {MAX_CRASHES})",
     )
     select = run.add_argument_group("selection")
     select.add_argument(
@@ -107,6 +141,11 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="failures shown in full on the terminal (default 20)",
     )
     output.add_argument("--no-progress", action="store_true", help="never draw a progress bar")
+    output.add_argument(
+        "--fail-on-skip",
+        action="store_true",
+        help="exit 1 if any vector is skipped (for CI that wants every vector checked)",
+    )
     run.add_argument(
         "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
     )
@@ -114,40 +153,56 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of seconds more than 0 and at most {MAX_TIMEOUT:g}"
+        )
     return value
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
+    return value
+
+
+def _line_cap(text: str) -> int:
+    value = _positive_int(text)
+    if value < MIN_LINE:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least {MIN_LINE}")
     return value
 
 
 def run_command(arguments: argparse.Namespace) -> int:
     command = _adapter_command(arguments)
-    works = select_works(arguments)
+    check_report_paths(arguments.json, arguments.junit)
+    works, variants = _select(arguments)
     known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
+    become_subreaper()  # so a descendant that escapes the adapter's group is still ours
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
-    with _progress(len(works), enabled=_progress_wanted(arguments)) as advance:
-        try:
-            session = Session(
-                command,
-                timeout=arguments.timeout,
-                window=arguments.window,
-                on_result=lambda _result: advance(),
-            )
-        except AdapterStartError as error:
-            raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
+    with _signals_stop_the_run(), _progress(
+        len(works), enabled=_progress_wanted(arguments)
+    ) as advance:
+        session = _start_session(command, arguments, advance)
         try:
             results = session.run(works)
+        except RunnerResourceError as error:
+            raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
         finally:
             session.close()
     apply_known_failures(results, known)
+    warnings = hello_warnings(session.hello, _suite_algorithms(arguments), variants)
+    warnings += run_warnings(session, results, fail_on_skip=arguments.fail_on_skip)
+    status = outcome(session, results, fail_on_skip=arguments.fail_on_skip)
     info = RunInfo(
         suite_version=__version__,
         vectors_digest=vectors_digest([work.vector for work in works]),
@@ -157,19 +212,109 @@ def run_command(arguments: argparse.Namespace) -> int:
         started_at=started_at,
         duration_seconds=time.monotonic() - clock,
         restarts=session.restarts,
+        hostname=socket.gethostname(),
+        warnings=warnings,
+        success=status == EXIT_OK,
     )
-    write_human(sys.stdout, info, results, arguments.max_details)
-    if arguments.json:
-        write_json(arguments.json, info, results)
-    if arguments.junit:
-        write_junit(arguments.junit, info, results)
+    _write_reports(arguments, info, results)
+    return _report_status(session, results, status)
+
+
+def _start_session(
+    command: list[str], arguments: argparse.Namespace, advance: Callable[[], None]
+) -> Session:
+    try:
+        return Session(
+            command,
+            timeout=arguments.timeout,
+            window=arguments.window,
+            max_line=arguments.max_line_bytes,
+            max_crashes=arguments.max_crashes,
+            on_result=lambda _result: advance(),
+        )
+    except AdapterStartError as error:
+        raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
+    except RunnerResourceError as error:
+        raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
+
+
+def outcome(session: Session, results: list[Result], *, fail_on_skip: bool) -> int:
+    if session.infrastructure_error or not _any_run(results):
+        return EXIT_INFRASTRUCTURE
+    if not is_success(results):
+        return EXIT_FAILED
+    if fail_on_skip and any(result.status == "skip" for result in results):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _any_run(results: list[Result]) -> bool:
+    return any(result.status in ("pass", "fail", "error") for result in results)
+
+
+def _report_status(session: Session, results: list[Result], status: int) -> int:
+    """The one line on stderr that says why the status is 2."""
     if session.infrastructure_error:
         print(
-            f"fairvec: error: the adapter stopped for good: {session.infrastructure_error}",
+            f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr
+        )
+    elif not _any_run(results):
+        print(
+            "fairvec: error: no vector was run: every selected vector was skipped "
+            "(see the warnings above; check the hello's algorithm ids and variants)",
             file=sys.stderr,
         )
-        return EXIT_INFRASTRUCTURE
-    return EXIT_OK if is_success(results) else EXIT_FAILED
+    return status
+
+
+def _write_reports(arguments: argparse.Namespace, info: RunInfo, results: list[Result]) -> None:
+    sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    write_human(sys.stdout, info, results, arguments.max_details)
+    for option, path, writer in (
+        ("--json", arguments.json, write_json),
+        ("--junit", arguments.junit, write_junit),
+    ):
+        if path is None:
+            continue
+        try:
+            writer(path, info, results)
+        except OSError as error:
+            raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+
+
+def check_report_paths(*paths: Path | None) -> None:
+    """Before the run, not after it: a report that cannot be written wastes the run."""
+    given = [(option, path) for option, path in zip(("--json", "--junit"), paths, strict=True)]
+    chosen = [(option, path) for option, path in given if path is not None]
+    if len(chosen) == 2 and chosen[0][1].resolve() == chosen[1][1].resolve():
+        raise FairvecError(f"--json and --junit are both {chosen[0][1]}: give two files")
+    for option, path in chosen:
+        if path.is_dir():
+            raise FairvecError(f"{option} {path}: is a folder; give a file name in it")
+        folder = path.absolute().parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise FairvecError(f"{option} {path}: {folder} is not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise FairvecError(f"{option} {path}: cannot write in {folder}; choose another place")
+
+
+@contextmanager
+def _signals_stop_the_run() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C does: the adapter and everything it
+    started are killed on the way out (Session.close), then fairvec exits 128 + N."""
+
+    def stop(number: int, _frame: FrameType | None) -> None:
+        raise Interrupted(number, signal.Signals(number).name)
+
+    wanted = (signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.signal(number, stop) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _adapter_command(arguments: argparse.Namespace) -> list[str]:
@@ -186,11 +331,18 @@ def _adapter_command(arguments: argparse.Namespace) -> list[str]:
 
 
 def select_works(arguments: argparse.Namespace) -> list[Work]:
+    return _select(arguments)[0]
+
+
+def _select(arguments: argparse.Namespace) -> tuple[list[Work], dict[str, list[str]]]:
+    """The works selected, and the variants of each algorithm selected."""
     root = arguments.vectors or default_vectors_root()
     works = []
+    variants: dict[str, list[str]] = {}
     globs = arguments.algorithm
     for vector_file in load_vector_files(root, lambda name: not globs or _matches_any(name, globs)):
         schema = vector_file.data["output_schema"]
+        variants[vector_file.algorithm] = [v["id"] for v in vector_file.data.get("variants", [])]
         for vector in vector_file.vectors:
             if arguments.keywords and not any(
                 _keyword(vector["id"], k) for k in arguments.keywords
@@ -203,7 +355,57 @@ def select_works(arguments: argparse.Namespace) -> list[Work]:
         raise FairvecError(
             f"{root}: no vector matches the selection (check --algorithm, -k, --tag)"
         )
-    return works
+    return works, variants
+
+
+def _suite_algorithms(arguments: argparse.Namespace) -> set[str]:
+    root = arguments.vectors or default_vectors_root()
+    return {algorithm_of(path) for path in root.glob("*/*.json")}
+
+
+def hello_warnings(
+    hello: Hello, suite: set[str], variants: dict[str, list[str]]
+) -> list[str]:
+    """What in the hello would make vectors skip silently: unknown algorithm ids (likely
+    misspelt), unknown variants, and [] for an algorithm that has variants."""
+    named = set(hello.algorithms)
+    warnings = []
+    if not named & suite:
+        warnings.append("the hello names no algorithm the suite has: every vector is skipped")
+    for algorithm in sorted(named - suite):
+        close = difflib.get_close_matches(algorithm, sorted(suite), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        warnings.append(f"the hello names {algorithm!r}, which the suite does not have{hint}")
+    for algorithm in sorted(named & set(variants)):
+        listed, known = hello.algorithms[algorithm], variants[algorithm]
+        for variant in listed:
+            if variant not in known:
+                has = f"has variants {', '.join(known)}" if known else "has no variants"
+                warnings.append(
+                    f"the hello lists variant {variant!r} of {algorithm}, which {has}"
+                )
+        if known and not listed:
+            warnings.append(
+                f"the hello lists no variant of {algorithm} ([]), which has variants "
+                f"{', '.join(known)}: its vectors are skipped"
+            )
+    return warnings
+
+
+def run_warnings(session: Session, results: list[Result], *, fail_on_skip: bool) -> list[str]:
+    warnings = []
+    sent = [r for r in results if r.status in ("pass", "fail", "error") or r.answered_unsupported]
+    if sent and all(result.answered_unsupported for result in sent):
+        warnings.append(f"the adapter answered unsupported to all {len(sent)} vectors it was sent")
+    if session.stray_lines:
+        warnings.append(
+            f"the adapter wrote {len(session.stray_lines)} line(s) that no request asked "
+            f"for, the first: {session.stray_lines[0]}"
+        )
+    skipped = sum(result.status == "skip" for result in results)
+    if fail_on_skip and skipped:
+        warnings.append(f"{skipped} vector(s) skipped, and --fail-on-skip is set")
+    return warnings
 
 
 def _matches_any(name: str, globs: list[str]) -> bool:

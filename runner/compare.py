@@ -9,13 +9,19 @@ import jsonschema
 from fairvec.jsonio import first_difference, json_equal
 from fairvec.runner.results import Result
 
+SHOWN_REASON = 200  # characters of an unsupported answer's reason kept in the report
+
 
 def judge(
     vector: dict[str, Any], algorithm: str, output_schema: dict[str, Any], response: dict[str, Any]
 ) -> Result:
     expected = vector["expected"]
     if response.get("unsupported"):
-        return Result(vector, algorithm, "skip", "the adapter answered unsupported")
+        reason = response.get("reason")
+        message = "the adapter answered unsupported"
+        if reason:
+            message += f": {reason[:SHOWN_REASON]}"
+        return Result(vector, algorithm, "skip", message, answered_unsupported=True)
     if "error" in response:
         code = response["error"]["code"]
         got = {"error": code}

@@ -1,100 +1,349 @@
-"""One adapter process: its pipes, read and written by threads, so a silent, hung or
-chatty adapter can never block the runner. Everything it says arrives as an
-:class:`Event` on one queue, which the session reads with a deadline."""
+"""One adapter process, driven without threads: its three pipes are non-blocking and one
+``selectors`` loop reads and writes them, so a silent, hung or chatty adapter never blocks
+the runner, nothing is left behind when it is replaced (no thread, no descriptor), and a
+single read hands over every complete line that arrived (the throughput the runner needs
+comes from batches, not from a call per line).
+
+Lines are bytes (the JSON decoder takes UTF-8 bytes as they are); a line longer than the
+cap is reported once, as soon as it passes the cap, and the rest of it is dropped, so an
+adapter can never make the runner hold more than about one cap of its output.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import errno
 import os
-import queue
+import selectors
 import signal
 import subprocess
-import threading
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import Literal
 
-EventKind = Literal["stdout", "stderr", "stdout-closed"]
-STDERR_KEPT = 20  # lines of stderr kept for the report of a crash
+EventKind = Literal["stdout", "stderr", "too-long", "stdout-closed"]
+DEFAULT_MAX_LINE = 16 * 1024 * 1024  # bytes; --max-line-bytes
+CHUNK = 256 * 1024  # bytes read per system call
+SHOWN_BYTES = 200  # bytes of an over-long line kept to quote in the report
+KILL_GRACE_SECONDS = 1.0  # a polite adapter exits this soon after its stdin closes
+PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
 class Event:
+    """What the adapter did. ``line`` holds a stdout line, a stderr line, the start of an
+    over-long line ("too-long", on stdout or stderr as ``stream`` says), or for
+    "stdout-closed" the bytes written after the last newline (a partial line), if any."""
+
     kind: EventKind
-    line: str = ""
+    line: bytes = b""
+    stream: str = "stdout"
+
+
+class _LineSplitter:
+    """Bytes in, complete lines out, never holding more than ``max_line`` bytes."""
+
+    def __init__(self, stream: str, max_line: int) -> None:
+        self.stream = stream
+        self.max_line = max_line
+        self.partial = bytearray()
+        self.dropping = False  # inside an over-long line, already reported
+
+    def feed(self, chunk: bytes, events: list[Event]) -> None:
+        kind: EventKind = "stdout" if self.stream == "stdout" else "stderr"
+        pieces = chunk.split(b"\n")
+        rest = pieces.pop()  # after the last newline: the start of the next line
+        for index, piece in enumerate(pieces):
+            if index == 0 and (self.partial or self.dropping):
+                if self.dropping:  # the end of the over-long line: drop it
+                    self.dropping = False
+                    continue
+                self.partial += piece
+                piece = bytes(self.partial)
+                self.partial.clear()
+            if len(piece) > self.max_line:
+                events.append(Event("too-long", piece[:SHOWN_BYTES], self.stream))
+            else:
+                events.append(Event(kind, piece))
+        if self.dropping:
+            return
+        self.partial += rest
+        if len(self.partial) > self.max_line:
+            events.append(Event("too-long", bytes(self.partial[:SHOWN_BYTES]), self.stream))
+            self.partial.clear()
+            self.dropping = True
+
+    def leftover(self) -> bytes:
+        """What came after the last newline, at end of stream."""
+        left = bytes(self.partial)
+        self.partial.clear()
+        return left
 
 
 class AdapterProcess:
-    def __init__(self, command: Sequence[str]) -> None:
+    def __init__(self, command: Sequence[str], *, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.command = list(command)
-        self.events: queue.Queue[Event] = queue.Queue()
-        self._outgoing: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr_tail: list[str] = []
         try:
             self._process = subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                bufsize=0,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
                 # its own process group, so killing it also kills whatever it started
                 # (a shell wrapper's child would otherwise keep the pipes open)
                 start_new_session=True,
             )
         except OSError as error:
+            if error.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):
+                raise RunnerResourceError(f"cannot start the adapter: {error.strerror}") from None
             raise AdapterStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
         assert self._process.stdin and self._process.stdout and self._process.stderr
-        self._start_thread(self._read, self._process.stdout, "stdout")
-        self._start_thread(self._read, self._process.stderr, "stderr")
-        self._start_thread(self._write, self._process.stdin)
+        self.pid = self._process.pid
+        _LIVE_PIDS.add(self.pid)
+        self._stdin: int | None = self._process.stdin.fileno()
+        self._outgoing = bytearray()
+        self._selector = selectors.DefaultSelector()
+        self._splitters: dict[int, _LineSplitter] = {}
+        for stream, name in ((self._process.stdout, "stdout"), (self._process.stderr, "stderr")):
+            os.set_blocking(stream.fileno(), False)
+            self._splitters[stream.fileno()] = _LineSplitter(name, max_line)
+            self._selector.register(stream.fileno(), selectors.EVENT_READ)
+        os.set_blocking(self._stdin, False)
+        self.stdout_open = True
+        self.stderr_open = True
+        self.closed = False
 
-    @staticmethod
-    def _start_thread(target: object, *arguments: object) -> None:
-        threading.Thread(target=target, args=arguments, daemon=True).start()  # type: ignore[arg-type]
+    # -- writing ---------------------------------------------------------------------------
 
-    def _read(self, stream: IO[bytes], kind: EventKind) -> None:
-        for raw in stream:
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if kind == "stderr":
-                self.stderr_tail = [*self.stderr_tail[-(STDERR_KEPT - 1) :], line]
-            self.events.put(Event(kind, line))
-        if kind == "stdout":
-            self.events.put(Event("stdout-closed"))
+    def send(self, data: bytes) -> None:
+        """Queue bytes for the adapter's stdin and write what the pipe takes now."""
+        if self._stdin is None:
+            return  # the adapter closed its stdin; its end of stdout reports that
+        self._outgoing += data
+        self._flush()
 
-    def _write(self, stream: IO[bytes]) -> None:
-        while (chunk := self._outgoing.get()) is not None:
-            try:
-                stream.write(chunk)
-                stream.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                return  # the process is gone; its stdout closing reports that
-
-    def send(self, line: str) -> None:
-        self._outgoing.put(line.encode("utf-8") + b"\n")
-
-    def exit_status(self, wait: float = 0.0) -> int | None:
+    def _flush(self) -> None:
+        assert self._stdin is not None
         try:
-            return self._process.wait(timeout=wait) if wait else self._process.poll()
-        except subprocess.TimeoutExpired:
+            written = os.write(self._stdin, self._outgoing)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # EPIPE: the adapter is gone or closed stdin
+            self._close_stdin()
+            return
+        del self._outgoing[:written]
+        self._watch_stdin(bool(self._outgoing))
+
+    def _watch_stdin(self, wanted: bool) -> None:
+        assert self._stdin is not None
+        registered = self._stdin in self._selector.get_map()
+        if wanted and not registered:
+            self._selector.register(self._stdin, selectors.EVENT_WRITE)
+        elif not wanted and registered:
+            self._selector.unregister(self._stdin)
+
+    def close_stdin(self) -> None:
+        """Tell the adapter there is nothing more to do."""
+        self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self._stdin is None:
+            return
+        if self._stdin in self._selector.get_map():
+            self._selector.unregister(self._stdin)
+        self._outgoing.clear()
+        self._stdin = None
+        assert self._process.stdin
+        with contextlib.suppress(OSError):
+            self._process.stdin.close()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def poll(self, timeout: float | None) -> list[Event]:
+        """Wait up to ``timeout`` seconds (None: no limit) for the adapter to say something
+        and return every event that is ready: often many lines at once, none on timeout."""
+        events: list[Event] = []
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not events and self._reading():
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            for key, _mask in self._selector.select(remaining):
+                if key.fd == self._stdin:
+                    self._flush()
+                else:
+                    self._read(key.fd, events)
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        return events
+
+    def drain_stderr(self) -> list[Event]:
+        """The stderr lines already written, without waiting. An adapter writes a line to
+        stderr before the next one to stdout, so once we have read a stdout line, whatever
+        it wrote to stderr before that is in the pipe: this makes their order knowable."""
+        events: list[Event] = []
+        fd = self._process.stderr.fileno() if self._process.stderr else -1
+        while self.stderr_open and not self.closed:
+            before = len(events)
+            if not self._read(fd, events) or len(events) == before:
+                break
+        return events
+
+    def _reading(self) -> bool:
+        return not self.closed and (self.stdout_open or self.stderr_open)
+
+    def _read(self, fd: int, events: list[Event]) -> bool:
+        """One read; False when nothing was there."""
+        splitter = self._splitters[fd]
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            chunk = b""
+        if chunk:
+            splitter.feed(chunk, events)
+            return True
+        self._selector.unregister(fd)
+        leftover = splitter.leftover()
+        if splitter.stream == "stdout":
+            self.stdout_open = False
+            events.append(Event("stdout-closed", leftover))
+        else:
+            self.stderr_open = False
+            if leftover:
+                events.append(Event("stderr", leftover))
+        return True
+
+    # -- ending ----------------------------------------------------------------------------
+
+    def exit_status(self) -> int | None:
+        """The exit status if the adapter has ended, without reaping it (so its process
+        group id cannot be reused before we kill the group)."""
+        if self._process.returncode is not None:
+            return self._process.returncode
+        try:
+            found = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return self._process.poll()
+        if found is None:
             return None
+        if found.si_code == os.CLD_EXITED:
+            return found.si_status
+        return -found.si_status
+
+    def wait_exit(self, seconds: float) -> int | None:
+        deadline = time.monotonic() + seconds
+        while (status := self.exit_status()) is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return status
 
     def stop(self) -> None:
         """Close stdin (a polite adapter exits), then kill whatever is left."""
-        self._outgoing.put(None)
-        if self._process.stdin:
-            with contextlib.suppress(OSError):
-                self._process.stdin.close()
-        if self.exit_status(wait=1.0) is None:
-            self.kill()
+        if not self.closed:
+            self._close_stdin()
+            self.wait_exit(KILL_GRACE_SECONDS)
+        self.kill()
 
     def kill(self) -> None:
-        self._outgoing.put(None)
-        try:
-            os.killpg(self._process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+        """Kill the adapter's whole process group, reap it, and close every descriptor."""
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)  # the leader is unreaped: the id is still ours
+        with contextlib.suppress(ProcessLookupError):
             self._process.kill()
         self._process.wait()
+        _LIVE_PIDS.discard(self.pid)
+        self._close_stdin()
+        self._selector.close()
+        for stream in (self._process.stdout, self._process.stderr):
+            if stream:
+                stream.close()
+        reap_adopted()
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
 
 
 class AdapterStartError(Exception):
     """The adapter could not be started or did not greet properly."""
+
+
+class RunnerResourceError(Exception):
+    """The runner itself ran out of something (descriptors, processes): not the adapter's fault."""
+
+
+def describe_status(status: int | None) -> str:
+    if status is None:
+        return "is still running"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return f"was killed by {name}"
+    return f"exited (status {status})"
+
+
+# -- orphans -------------------------------------------------------------------------------
+# An adapter's descendants share its process group and die with it, unless one calls setsid
+# (or setpgid). On Linux the runner makes itself a child subreaper: such an escaped process
+# is re-parented to the runner, not to init, when its parent dies, and reap_adopted() kills
+# it. What stays out of reach is documented in docs/adapter-protocol.md.
+
+_LIVE_PIDS: set[int] = set()  # adapters the runner is still driving: never reaped here
+_SUBREAPER = [False]  # set once by become_subreaper()
+
+
+def become_subreaper() -> bool:
+    """Adopt every orphaned descendant (Linux 3.4+); False where that is not available.
+    Only the command line calls this: a library caller's process is not ours to change."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        _SUBREAPER[0] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+    return _SUBREAPER[0]
+
+
+def _adopted_children() -> list[int]:
+    """Our children that are not adapters we are driving: orphans re-parented to us."""
+    me = str(os.getpid())
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in _LIVE_PIDS:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if fields[1].decode() == me:  # fields: state, ppid, ...
+            found.append(int(entry.name))
+    return found
+
+
+def reap_adopted(rounds: int = 20) -> None:
+    """Kill and reap every orphan adopted through the subreaper, and theirs in turn (each
+    killed orphan's own children are adopted next, hence the rounds)."""
+    if not _SUBREAPER[0]:
+        return
+    for _ in range(rounds):
+        orphans = _adopted_children()
+        if not orphans:
+            return
+        for pid in orphans:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in orphans:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)

@@ -1,13 +1,29 @@
-"""The adapter protocol's messages (docs/adapter-protocol.md, schemas/protocol.schema.json)."""
+"""The adapter protocol's messages (docs/adapter-protocol.md).
+
+One source of truth: schemas/protocol.schema.json decides what a hello or a response is.
+The common, plainly valid response shapes are recognised without calling jsonschema (that
+costs tens of microseconds a line); the fast path accepts only shapes the schema accepts,
+and everything else goes to the schema, for the verdict and the message
+(tests/test_runner_protocol.py checks the two agree).
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any
+
+import jsonschema
+
+from fairvec.jsonio import MAX_NESTING, deeper_than
 
 PROTOCOL_VERSION = 1
 SHOWN = 120  # characters of a bad line quoted in a message
+# Counting brackets is nearly free; only a line with more of them than MAX_NESTING can be
+# nested that deep, so only such a line is walked.
+_OPENERS = (b"[", b"{")
 
 
 @dataclass(frozen=True)
@@ -17,59 +33,118 @@ class Hello:
     algorithms: dict[str, list[str]]
 
 
+@dataclass(frozen=True)
+class Response:
+    """One stdout line, decoded. ``id`` is the id it names, if it names one (even a bad
+    response is charged to the vector it names); ``problem`` says why it is not a valid
+    response, or is None and ``message`` is the valid response."""
+
+    id: str | None
+    message: dict[str, Any]
+    problem: str | None = None
+
+
 def request_line(vector: dict[str, Any], algorithm: str) -> str:
+    """ASCII-escaped JSON: every string a vector file can hold travels, lone surrogates
+    included (they have no UTF-8 form, but they have a \\uXXXX one)."""
     request = {
         "id": vector["id"],
         "algorithm": algorithm,
         "variant": vector["variant"],
         "input": vector["input"],
     }
-    return json.dumps(request, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(request, ensure_ascii=True, separators=(",", ":"))
 
 
-def _json_object(line: str) -> dict[str, Any]:
+@cache
+def protocol_schema() -> dict[str, Any]:
+    text = (
+        resources.files("fairvec.runner").joinpath("schemas", "protocol.schema.json").read_text()
+    )
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _validator(definition: str) -> jsonschema.protocols.Validator:
+    schema = protocol_schema()
+    wrapper = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    return jsonschema.Draft202012Validator(wrapper)
+
+
+def schema_problem(message: Any, definition: str) -> str | None:
+    """Why ``message`` breaks the protocol schema's ``definition``, or None."""
+    error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(message))
+    if error is None:
+        return None
+    at = "/".join(str(part) for part in error.absolute_path)
+    return f"{at}: {error.message}" if at else error.message
+
+
+def _decode(line: bytes) -> tuple[Any, str | None]:
+    """The JSON value of a line, or the reason it has none."""
     try:
         value = json.loads(line)
-    except json.JSONDecodeError:
-        raise ValueError(f"not JSON: {_quote(line)}") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"not a JSON object: {_quote(line)}")
-    return value
-
-
-def parse_hello(line: str) -> Hello:
-    message = _json_object(line)
-    if message.get("type") != "hello":
-        raise ValueError(f'the first line must be {{"type": "hello", ...}}, got {_quote(line)}')
-    if message.get("protocol") != PROTOCOL_VERSION:
-        raise ValueError(f"protocol {message.get('protocol')!r} is not {PROTOCOL_VERSION}")
-    algorithms = message.get("algorithms")
-    if not isinstance(algorithms, dict) or not all(
-        isinstance(variants, list) and all(isinstance(v, str) for v in variants)
-        for variants in algorithms.values()
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 (byte {error.start}): {_quote(line)}"
+    except json.JSONDecodeError as error:
+        return None, f"not JSON ({error.msg} at character {error.pos}): {_quote(line)}"
+    except RecursionError:
+        return None, f"nested too deeply to read: {_quote(line)}"
+    if sum(line.count(opener) for opener in _OPENERS) > MAX_NESTING and deeper_than(
+        value, MAX_NESTING
     ):
-        raise ValueError('"algorithms" must map each algorithm id to a list of variant names')
-    name, version = message.get("name"), message.get("version")
-    if not isinstance(name, str) or not isinstance(version, str):
-        raise ValueError('"name" and "version" must be strings')
-    return Hello(name, version, algorithms)
+        return None, f"nested more than {MAX_NESTING} levels deep: {_quote(line)}"
+    return value, None
 
 
-def parse_response(line: str) -> dict[str, Any]:
-    """A response object with a string id and exactly one of output, error, unsupported."""
-    message = _json_object(line)
-    if not isinstance(message.get("id"), str):
-        raise ValueError(f'a response needs a string "id": {_quote(line)}')
-    kinds = [key for key in ("output", "error", "unsupported") if key in message]
-    if len(kinds) != 1:
-        raise ValueError(
-            f"a response carries exactly one of output, error, unsupported: {_quote(line)}"
-        )
+def parse_hello(line: bytes) -> Hello:
+    message, problem = _decode(line)
+    if problem:
+        raise ValueError(problem)
+    if not isinstance(message, dict) or message.get("type") != "hello":
+        raise ValueError(f'the first line must be {{"type": "hello", ...}}, got {_quote(line)}')
+    problem = schema_problem(message, "hello")
+    if problem:
+        raise ValueError(f"{problem} (in {_quote(line)})")
+    return Hello(message["name"], message["version"], message["algorithms"])
+
+
+def parse_response(line: bytes) -> Response:
+    message, problem = _decode(line)
+    if problem:
+        return Response(None, {}, problem)
+    if not isinstance(message, dict):
+        return Response(None, {}, f"not a JSON object: {_quote(line)}")
+    vector_id = message.get("id")
+    named = vector_id if isinstance(vector_id, str) else None
+    if _plainly_valid(message):
+        return Response(named, message)
+    problem = schema_problem(message, "response")
+    if problem:
+        return Response(named, message, f"not a valid response ({problem}): {_quote(line)}")
+    return Response(named, message)
+
+
+def _plainly_valid(message: dict[str, Any]) -> bool:
+    """The shapes adapters send almost always; each is valid under the schema."""
+    if type(message.get("id")) is not str or len(message) != 2:
+        return False
+    if "output" in message:
+        return True
     error = message.get("error")
-    if "error" in message and not (isinstance(error, dict) and isinstance(error.get("code"), str)):
-        raise ValueError(f'"error" must be an object with a string "code": {_quote(line)}')
-    return message
+    return (
+        type(error) is dict
+        and type(error.get("code")) is str
+        and (len(error) == 1 or (len(error) == 2 and type(error.get("message")) is str))
+    )
 
 
-def _quote(line: str) -> str:
-    return json.dumps(line if len(line) <= SHOWN else line[:SHOWN] + "...")
+def _quote(line: bytes | str) -> str:
+    text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+    return json.dumps(text if len(text) <= SHOWN else text[:SHOWN] + "...")
+
+
+def quote(line: bytes | str) -> str:
+    """A line as reports quote it: JSON-escaped, at most SHOWN characters."""
+    return _quote(line)

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-FAIRVEC = shutil.which("fairvec", path=str(Path(sys.executable).parent)) or "fairvec"
+# FAIRVEC_UNDER_TEST: another fairvec command to test (an older build, to see a test fail)
+FAIRVEC = os.environ.get("FAIRVEC_UNDER_TEST") or (
+    shutil.which("fairvec", path=str(Path(sys.executable).parent)) or "fairvec"
+)
 MISBEHAVING = Path(__file__).resolve().parent / "adapters" / "misbehaving.py"
+JUNIT_SCHEMAS = Path(__file__).resolve().parent / "junit"  # the XSDs CI tools read JUnit by
 # Three battle.move vectors, one per move: small enough to reason about each one.
 THREE = ["--algorithm", "battle.move", "-k", "/fire", "-k", "/grass", "-k", "/water"]
 FIRE, GRASS, WATER = "battle.move/fire", "battle.move/grass", "battle.move/water"
@@ -30,15 +37,19 @@ class Completed:
         return data
 
 
-def fairvec(*arguments: str | Path, timeout: float = 300) -> Completed:
+def fairvec(
+    *arguments: str | Path, timeout: float = 300, preexec: Callable[[], None] | None = None
+) -> Completed:
     """The installed console script, run outside the checkout (so installed package data
-    is what it finds); pass --root REPO where the repository is meant."""
+    is what it finds); pass --root REPO where the repository is meant. ``preexec`` runs in
+    the child before fairvec starts (to lower a resource limit, say)."""
     done = subprocess.run(
         [FAIRVEC, *map(str, arguments)],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=tempfile.gettempdir(),
+        preexec_fn=preexec,
     )
     return Completed(done.returncode, done.stdout, done.stderr)
 
@@ -63,3 +74,29 @@ def run_port(port: list[str | Path], algorithms: list[str]) -> PortRun:
         results = done.report(report_path)["results"]
     failed = {result["id"] for result in results if result["status"] == "fail"}
     return PortRun(done, failed, len(results))
+
+
+def check_reports(json_path: Path, junit_path: Path) -> dict[str, Any]:
+    """Both reports of a run are valid: the JSON against the report schema, the JUnit XML
+    against the Jenkins and the Ant schemas. Returns the JSON report."""
+    from importlib import resources
+
+    import jsonschema
+
+    schema_text = (
+        resources.files("fairvec.runner").joinpath("schemas", "report.schema.json").read_text()
+    )
+    report: dict[str, Any] = json.loads(json_path.read_text(encoding="utf-8"))
+    jsonschema.validate(report, json.loads(schema_text))
+    for schema in junit_schemas():
+        schema.validate(str(junit_path))
+    return report
+
+
+@functools.cache
+def junit_schemas() -> list[Any]:
+    import xmlschema
+
+    schemas = [xmlschema.XMLSchema(str(xsd)) for xsd in sorted(JUNIT_SCHEMAS.glob("*.xsd"))]
+    assert len(schemas) == 2, "tests/junit/ holds the Jenkins and the Ant JUnit schemas"
+    return schemas

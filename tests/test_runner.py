@@ -173,8 +173,9 @@ def test_an_adapter_that_cannot_be_restarted_ends_every_vector(
     )
     report = done.report(report_path)
     assert done.status == 2
-    assert statuses(report) == {FIRE: "error", GRASS: "error", WATER: "error"}
+    assert statuses(report) == {FIRE: "error", GRASS: "not-run", WATER: "not-run"}
     assert "could not be restarted" in result_of(report, WATER)["message"]
+    assert "exited (status 5) before its hello line" in result_of(report, WATER)["message"]
 
 
 def test_known_failures_are_tolerated_and_a_fixed_one_is_reported(tmp_path: Path) -> None:

@@ -1,24 +1,42 @@
 """A test adapter that answers with the reference, except where told to misbehave.
 
-Usage: misbehaving.py MODE:VECTOR_ID [MODE:VECTOR_ID ...] or a start-up MODE alone.
-Per-vector modes: crash, hang, garbage, wrong-id, skip, stderr, wrong-output, wrong-error.
-Start-up modes: no-hello, bad-hello, exit-before-hello, crash-after-restart (crashes on
-every start after the first, via a marker file given as the second word).
+Usage: misbehaving.py [OPTION VALUE ...] [START-UP MODE] [MODE:VECTOR_ID ...]
+
+Per-vector modes (MODE:VECTOR_ID): crash, hang, garbage, wrong-id, skip, stderr,
+wrong-output, wrong-error, unsupported-false, unsupported-null, unsupported-reason,
+deep-stdout, deep-stderr, long-line (a line of 100,000 bytes), later-id (answers with the
+next request's id, then answers that one), duplicate, partial-exit (half a line, then
+exit 3), close-stdout (closes stdout and sleeps), ansi-stderr (colour codes and control
+characters on stderr, then crash), panic (a Rust panic and 60 backtrace lines, then exit
+101), raise (log lines, then a real Python traceback), echo (output = the input received),
+grandchildren (starts a child and a setsid'd child, records their pids, then hangs).
+
+Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
+crash-after-restart (crashes on every start after the first, via a marker file given as
+the next word).
+
+Options: --algorithms JSON (the hello's algorithms instead of the reference's);
+--pids FILE (append this process's pid, and any it starts, one a line); --crash-one-in N
+(crash on the vectors whose id's CRC-32 is 0 modulo N, whichever process gets them).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
-from fairvec.reference import InvalidInput, compute, registry
+PANIC_FRAMES = 60
 
 
 def reference_answer(request: dict[str, Any]) -> dict[str, Any]:
+    from fairvec.reference import InvalidInput, compute  # only when answering: fast start
+
     try:
         output = compute(request["algorithm"], request["input"], request["variant"])
         return {"id": request["id"], "output": output}
@@ -31,8 +49,25 @@ def emit(message: object, stream: Any = sys.stdout) -> None:
     stream.flush()
 
 
-def main(arguments: list[str]) -> None:
-    startup = arguments[0] if arguments else ""
+def record_pid(pids: str | None, pid: int) -> None:
+    if pids:
+        with open(pids, "a", encoding="ascii") as listing:
+            listing.write(f"{pid}\n")
+
+
+def options(arguments: list[str]) -> tuple[dict[str, str], list[str]]:
+    found: dict[str, str] = {}
+    rest = []
+    words = iter(arguments)
+    for word in words:
+        if word.startswith("--"):
+            found[word[2:]] = next(words)
+        else:
+            rest.append(word)
+    return found, rest
+
+
+def start_up(startup: str, words: list[str]) -> None:
     if startup == "exit-before-hello":
         print("cannot start: missing runtime", file=sys.stderr)
         sys.exit(4)
@@ -42,42 +77,125 @@ def main(arguments: list[str]) -> None:
         emit({"type": "hi"})
         time.sleep(60)
     if startup == "crash-after-restart":
-        marker = Path(arguments[1])
+        marker = Path(words[1])
         if marker.exists():
             sys.exit(5)
         marker.write_text("started once")
-    modes = {vector: mode for mode, vector in (a.split(":", 1) for a in arguments if ":" in a)}
-    emit(
-        {
-            "type": "hello",
-            "protocol": 1,
-            "name": "misbehaving",
-            "version": "0",
-            "algorithms": {name: list(a.variants) for name, a in registry().items()},
-        }
-    )
-    for line in sys.stdin:
+
+
+def hello(algorithms: str | None) -> dict[str, Any]:
+    if algorithms is None:
+        from fairvec.reference import registry
+
+        listed = {name: list(a.variants) for name, a in registry().items()}
+    else:
+        listed = json.loads(algorithms)
+    return {"type": "hello", "protocol": 1, "name": "misbehaving", "version": "0",
+            "algorithms": listed}  # fmt: skip
+
+
+def start_grandchildren(pids: str | None) -> None:
+    sleeper = [sys.executable, "-c", "import time; time.sleep(300)"]
+    child = subprocess.Popen(sleeper)
+    escaped = subprocess.Popen(sleeper, start_new_session=True)  # leaves our process group
+    record_pid(pids, child.pid)
+    record_pid(pids, escaped.pid)
+    time.sleep(300)
+
+
+def misbehave(mode: str, request: dict[str, Any], pids: str | None) -> bool:
+    """Act out ``mode`` on ``request``; False when the mode is not one of these."""
+    if mode == "crash":
+        os._exit(3)
+    if mode == "hang":
+        time.sleep(60)
+    elif mode == "garbage":
+        emit("this is not JSON")
+    elif mode == "wrong-id":
+        emit({**reference_answer(request), "id": "no-such-vector"})
+    elif mode == "skip":
+        pass
+    elif mode == "stderr":
+        emit(reference_answer(request), sys.stderr)
+    elif mode == "wrong-output":
+        emit({"id": request["id"], "output": {"ticket": -1, "move": "stone"}})
+    elif mode == "wrong-error":
+        emit({"id": request["id"], "error": {"code": "something-else", "message": "nope"}})
+    elif mode in ("unsupported-false", "unsupported-null"):
+        emit({"id": request["id"], "unsupported": mode == "unsupported-null" and None})
+    elif mode == "unsupported-reason":
+        emit({"id": request["id"], "unsupported": True, "reason": "no big integers in this port"})
+    elif mode == "deep-stdout":
+        emit("[" * 1000)
+    elif mode == "deep-stderr":
+        emit("[" * 1000, sys.stderr)
+        emit("{" * 1000 + '"id"', sys.stderr)
+        emit(reference_answer(request))
+    elif mode == "long-line":
+        emit(json.dumps({"id": request["id"], "output": "x" * 100_000}))
+    elif mode == "duplicate":
+        emit(reference_answer(request))
+        emit(reference_answer(request))
+    elif mode == "echo":
+        emit({"id": request["id"], "output": request["input"]})
+    else:
+        return misbehave_fatally(mode, pids)
+    return True
+
+
+def misbehave_fatally(mode: str, pids: str | None) -> bool:
+    """The modes after which the adapter does not answer again."""
+    if mode == "partial-exit":
+        sys.stdout.write('{"id": "half a li')
+        sys.stdout.flush()
+        os._exit(3)
+    if mode == "close-stdout":
+        sys.stdout.close()
+        os.close(1)
+        time.sleep(300)
+    if mode == "ansi-stderr":
+        emit("\x1b[31merror:\x1b[0m bad \x00 byte \x07 bell \x0b tab \ufffe end", sys.stderr)
+        os._exit(3)
+    if mode == "panic":
+        emit("thread 'main' panicked at src/main.rs:12:5:", sys.stderr)
+        emit("attempt to subtract with overflow", sys.stderr)
+        for frame in range(PANIC_FRAMES):
+            emit(f"  {frame}: std::rt::lang_start_internal::frame_{frame}", sys.stderr)
+        os._exit(101)
+    if mode == "raise":
+        for number in range(10):
+            emit(f"log line {number}", sys.stderr)
+        raise ValueError("the port gave up")
+    if mode == "grandchildren":
+        start_grandchildren(pids)
+    return False
+
+
+def main(arguments: list[str]) -> None:
+    given, words = options(arguments)
+    pids = given.get("pids")
+    record_pid(pids, os.getpid())
+    startup = words[0] if words and ":" not in words[0] else ""
+    start_up(startup, words)
+    one_in = int(given.get("crash-one-in", 0))
+    modes = {vector: mode for mode, vector in (w.split(":", 1) for w in words if ":" in w)}
+    emit(hello(given.get("algorithms")))
+    if startup == "hello-then-exit":
+        return
+    lines = iter(sys.stdin)
+    for line in lines:
         request = json.loads(line)
         mode = modes.get(request["id"])
-        answer = reference_answer(request)
-        if mode == "crash":
+        if one_in and zlib.crc32(request["id"].encode()) % one_in == 0:
             os._exit(3)
-        if mode == "hang":
-            time.sleep(60)
-        elif mode == "garbage":
-            emit("this is not JSON")
-        elif mode == "wrong-id":
-            emit({**answer, "id": "no-such-vector"})
-        elif mode == "skip":
-            continue
-        elif mode == "stderr":
-            emit(answer, sys.stderr)
-        elif mode == "wrong-output":
-            emit({"id": request["id"], "output": {"ticket": -1, "move": "stone"}})
-        elif mode == "wrong-error":
-            emit({"id": request["id"], "error": {"code": "something-else", "message": "nope"}})
-        else:
-            emit(answer)
+        if startup == "all-unsupported":
+            emit({"id": request["id"], "unsupported": True})
+        elif mode == "later-id":
+            following = json.loads(next(lines))
+            emit({**reference_answer(request), "id": following["id"]})
+            emit(reference_answer(following))
+        elif mode is None or not misbehave(mode, request, pids):
+            emit(reference_answer(request))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,258 @@
+"""The runner survives every adapter (issue 8, section 2): each misbehaviour is charged to
+exactly the vector concerned, the run goes on, and both reports stay valid (the JSON
+against its schema, the JUnit XML against the Jenkins and the Ant schemas)."""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FAIRVEC, FIRE, GRASS, THREE, WATER, check_reports, fairvec, misbehaving
+
+PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {result["id"]: result["status"] for result in report["results"]}
+
+
+def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
+    return next(result for result in report["results"] if result["id"] == vector_id)
+
+
+def run_three(tmp_path: Path, *adapter: str, extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = fairvec(
+        "run", *THREE, *extra, "--json", json_path, "--junit", junit_path, *misbehaving(*adapter)
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, check_reports(json_path, junit_path)
+
+
+# mode, the vector it hits, the statuses expected, words of the message the vector gets
+CHARGED = [
+    ("unsupported-false", GRASS, "error", "unsupported: True was expected"),
+    ("unsupported-null", GRASS, "error", "unsupported: True was expected"),
+    ("deep-stdout", GRASS, "error", "nested too deeply"),
+    ("later-id", FIRE, "error", "answered with id 'battle.move/grass', a later request's"),
+    ("duplicate", GRASS, "error", "answered more than once (the first answer: pass)"),
+    ("duplicate", WATER, "error", "answered more than once (the first answer: pass)"),
+    ("partial-exit", GRASS, "error", 'exited (status 3) after writing an unterminated line "{'),
+    ("close-stdout", GRASS, "error", "closed its stdout but kept running (it was killed)"),
+    ("ansi-stderr", GRASS, "error", "exited (status 3)"),
+    ("panic", GRASS, "error", "exited (status 101)"),
+    ("raise", GRASS, "error", "exited (status 1)"),
+    ("unsupported-reason", GRASS, "skip", "unsupported: no big integers in this port"),
+    ("crash", GRASS, "error", "exited (status 3) while handling this vector"),
+    ("garbage", GRASS, "error", "bad line on stdout"),
+    ("stderr", GRASS, "error", "wrote its response on stderr"),
+]
+
+
+@pytest.mark.parametrize(("mode", "vector", "status", "message"), CHARGED)
+def test_each_misbehaviour_is_charged_to_its_vector_alone(
+    tmp_path: Path, mode: str, vector: str, status: str, message: str
+) -> None:
+    done, report = run_three(tmp_path, f"{mode}:{vector}")
+    assert statuses(report) == {**PASS3, vector: status}
+    assert message in result_of(report, vector)["message"]
+    assert done.status == (0 if status == "skip" else 1)
+
+
+def test_stderr_shaped_like_deep_json_is_only_logged(tmp_path: Path) -> None:
+    done, report = run_three(tmp_path, f"deep-stderr:{GRASS}")
+    assert statuses(report) == PASS3
+    assert done.status == 0
+
+
+def test_a_line_over_the_cap_is_charged_and_cut(tmp_path: Path) -> None:
+    done, report = run_three(tmp_path, f"long-line:{GRASS}", extra=("--max-line-bytes", "65536"))
+    assert statuses(report) == {**PASS3, GRASS: "error"}
+    message = result_of(report, GRASS)["message"]
+    assert "a line longer than 65536 bytes" in message
+    assert len(message) < 400  # quoted, not copied
+    assert done.status == 1
+
+
+def test_a_panic_is_shown_from_its_first_line(tmp_path: Path) -> None:
+    _done, report = run_three(tmp_path, f"panic:{GRASS}")
+    stderr = result_of(report, GRASS)["stderr"]
+    assert stderr[0] == "thread 'main' panicked at src/main.rs:12:5:"
+    assert stderr[1] == "attempt to subtract with overflow"
+    assert any("lines left out" in line for line in stderr)
+    assert len(stderr) <= 40
+
+
+def test_a_traceback_is_shown_whole_not_only_its_tail(tmp_path: Path) -> None:
+    _done, report = run_three(tmp_path, f"raise:{GRASS}")
+    stderr = result_of(report, GRASS)["stderr"]
+    assert stderr[0] == "Traceback (most recent call last):"
+    assert stderr[-1] == "ValueError: the port gave up"
+    assert not any(line.startswith("log line") for line in stderr)
+
+
+def test_ansi_and_control_characters_reach_junit_escaped(tmp_path: Path) -> None:
+    run_three(tmp_path, f"ansi-stderr:{GRASS}")  # check_reports parsed and validated it
+    xml = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    assert "\x1b" not in xml and "\x00" not in xml
+    assert "error: bad \\u0000 byte \\u0007 bell" in xml
+
+
+def test_every_report_has_times_timestamp_and_hostname(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    run_three(tmp_path, f"crash:{FIRE}", f"wrong-output:{WATER}")
+    root = ET.parse(tmp_path / "junit.xml").getroot()
+    for suite in root.iter("testsuite"):
+        assert suite.get("timestamp") and suite.get("hostname") and suite.get("time")
+    cases = list(root.iter("testcase"))
+    assert len(cases) == 3 and all(case.get("time") for case in cases)
+
+
+def test_a_lone_surrogate_travels_to_the_adapter_and_back(tmp_path: Path) -> None:
+    source = json.loads(Path(FAIRVEC_VECTORS, "battle", "move.json").read_text("utf-8"))
+    vector = next(v for v in source["vectors"] if v["id"] == FIRE)
+    vector["input"] = {**vector["input"], "battle_id": "\ud800 lone"}
+    source["vectors"] = [vector]
+    folder = tmp_path / "vectors" / "battle"
+    folder.mkdir(parents=True)
+    (folder / "move.json").write_text(json.dumps(source), encoding="utf-8")
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = fairvec(
+        "run", "--vectors", tmp_path / "vectors", "--json", json_path, "--junit", junit_path,
+        *misbehaving(f"echo:{FIRE}"),
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    report = check_reports(json_path, junit_path)
+    assert result_of(report, FIRE)["got"] == {"output": vector["input"]}
+
+
+FAIRVEC_VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+
+
+def test_an_adapter_that_keeps_crashing_stops_the_run(tmp_path: Path) -> None:
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    started = time.monotonic()
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--max-crashes", "3", "--json", json_path,
+        "--junit", junit_path, *misbehaving("hello-then-exit"),
+    )  # fmt: skip
+    report = check_reports(json_path, junit_path)
+    assert done.status == 2
+    assert report["summary"]["error"] == 3 and report["restarts"] == 2
+    assert report["summary"]["not_run"] == report["summary"]["total"] - 3 > 0
+    assert "crashed, hung or failed to start 3 times in a row" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - started < 30
+
+
+def test_restarts_leak_no_descriptor(tmp_path: Path) -> None:
+    """1 vector in 8 crashes the adapter: a dozen restarts over battle.move. Each used to
+    leak 3 descriptors (and a thread), more than a limit of 24 allows."""
+
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (24, 24))
+
+    json_path = tmp_path / "report.json"
+    adapter = misbehaving("--crash-one-in", "8", "all-unsupported")
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--max-crashes", "1000", "--json", json_path,
+        *adapter, preexec=low_limit,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr and "open files" not in done.stderr, done.stderr
+    report = done.report(json_path)
+    crashing = {r["id"] for r in report["results"] if zlib.crc32(r["id"].encode()) % 8 == 0}
+    errors = [r for r in report["results"] if r["status"] == "error"]
+    assert {r["id"] for r in errors} == crashing and len(crashing) > 8
+    assert all("exited (status 3)" in r["message"] for r in errors)
+    assert report["restarts"] >= len(errors) - 1  # none is needed after the last vector
+    assert report["summary"]["skip"] + len(errors) == report["summary"]["total"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def recorded(pids: Path, count: int) -> list[int]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = [int(line) for line in pids.read_text().split()] if pids.exists() else []
+        if len(found) >= count:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"the adapter recorded {count} pids in time")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_hung_adapters_escaped_grandchild_is_killed_too(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    done = fairvec(
+        "run", *THREE, "--timeout", "2", *misbehaving("--pids", str(pids), f"grandchildren:{FIRE}"),
+    )  # fmt: skip
+    assert done.status == 1, done.stdout + done.stderr
+    found = recorded(pids, 4)  # the adapter, its child, its setsid child, the restarted adapter
+    assert not [pid for pid in found if alive(pid)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_to_fairvec_leaves_nothing_running(
+    tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    pids = tmp_path / "pids"
+    command = [FAIRVEC, "run", *THREE, *misbehaving("--pids", str(pids), f"grandchildren:{FIRE}")]
+    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found = recorded(pids, 3)
+    runner.send_signal(sent)
+    _out, err = runner.communicate(timeout=30)
+    assert runner.returncode == status
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    deadline = time.monotonic() + 5  # orphans re-parented to init are reaped by it
+    while [pid for pid in found if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in found if alive(pid)]
+
+
+def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
+    """200 MB on one line: the runner keeps at most the cap (16 MiB) of it."""
+    adapter = tmp_path / "huge.sh"
+    algorithms = {"battle.move": []}
+    hello = json.dumps(
+        {"type": "hello", "protocol": 1, "name": "huge", "version": "0", "algorithms": algorithms}
+    )
+    adapter.write_text(
+        f"echo '{hello}'\nread request\nhead -c 200000000 /dev/zero | tr '\\0' x\necho\n",
+        encoding="ascii",
+    )
+    json_path = tmp_path / "report.json"
+    measure = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    selection = ["--algorithm", "battle.move", "-k", "/fire", "--json", str(json_path)]
+    done = subprocess.run(
+        [sys.executable, "-c", measure, FAIRVEC, "run", *selection, "--", "sh", str(adapter)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    status, peak_kib = map(int, done.stdout.split())
+    report = json.loads(json_path.read_text(encoding="utf-8"))
+    assert status == 1
+    assert "a line longer than 16777216 bytes" in result_of(report, FIRE)["message"]
+    assert peak_kib < 150 * 1024, f"peak {peak_kib} KiB"
+

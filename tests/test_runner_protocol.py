@@ -1,0 +1,102 @@
+"""One source of truth for adapter messages: runner/schemas/protocol.schema.json. The
+runner's fast path for common responses must agree with the schema on every message."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from fairvec.runner.protocol import (
+    parse_hello,
+    parse_response,
+    protocol_schema,
+    request_line,
+)
+
+
+def schema_accepts(message: Any, definition: str) -> bool:
+    schema = protocol_schema()
+    validator = jsonschema.Draft202012Validator(
+        {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    )
+    return validator.is_valid(message)
+
+
+RESPONSES: list[Any] = [
+    {"id": "a", "output": {"x": 1}},
+    {"id": "a", "output": None},
+    {"id": "a", "error": {"code": "bad"}},
+    {"id": "a", "error": {"code": "bad", "message": "why"}},
+    {"id": "a", "error": {"code": "bad", "message": 3}},
+    {"id": "a", "error": {"code": 3}},
+    {"id": "a", "error": {}},
+    {"id": "a", "error": "bad"},
+    {"id": "a", "error": None},
+    {"id": "a", "unsupported": True},
+    {"id": "a", "unsupported": True, "reason": "not yet"},
+    {"id": "a", "unsupported": True, "reason": 7},
+    {"id": "a", "unsupported": False},
+    {"id": "a", "unsupported": None},
+    {"id": "a", "unsupported": 1},
+    {"id": "a", "output": 1, "error": {"code": "bad"}},
+    {"id": "a", "output": 1, "unsupported": True},
+    {"id": "a"},
+    {"id": 1, "output": 1},
+    {"id": None, "output": 1},
+    {"output": 1},
+    {"id": "a", "output": 1, "extra": True},
+    [],
+    "text",
+    7,
+]
+
+
+@pytest.mark.parametrize("message", RESPONSES, ids=json.dumps)
+def test_the_runner_accepts_a_response_exactly_when_the_schema_does(message: Any) -> None:
+    parsed = parse_response(json.dumps(message).encode())
+    assert (parsed.problem is None) == schema_accepts(message, "response")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "hello", "protocol": 1, "name": "", "version": "1", "algorithms": {}},
+        {"type": "hello", "protocol": 1, "name": "n", "version": 1, "algorithms": {}},
+        {"type": "hello", "protocol": 2, "name": "n", "version": "1", "algorithms": {}},
+        {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": {"a": [1]}},
+        {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": []},
+        {"type": "hello", "protocol": 1, "name": "n", "version": "1"},
+        {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": {"a": []}},
+    ],
+    ids=json.dumps,
+)
+def test_the_runner_accepts_a_hello_exactly_when_the_schema_does(message: Any) -> None:
+    try:
+        parse_hello(json.dumps(message).encode())
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert accepted == schema_accepts(message, "hello")
+
+
+def test_a_bad_response_still_names_its_vector() -> None:
+    parsed = parse_response(b'{"id": "v", "unsupported": false}')
+    assert parsed.id == "v" and parsed.problem is not None
+
+
+@pytest.mark.parametrize(
+    "line", [b"[" * 1000, b'{"id": "v", "output": ' + b"[" * 70 + b"]" * 70 + b"}", b"\xff{}"]
+)
+def test_unreadable_lines_are_problems_not_exceptions(line: bytes) -> None:
+    assert parse_response(line).problem is not None
+
+
+def test_requests_are_ascii_and_carry_any_string() -> None:
+    vector = {"id": "v", "variant": None, "input": {"s": "\ud800 é \U0001f600"}}
+    line = request_line(vector, "a.b")
+    assert line.isascii()
+    assert json.loads(line)["input"] == vector["input"]
+    assert schema_accepts(json.loads(line), "request")
