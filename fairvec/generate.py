@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,16 +18,20 @@ from typing import Any
 
 import jsonschema
 
+from fairvec import accumulate
 from fairvec.errors import FairvecError
 from fairvec.inputs import Stream, draw_inputs
-from fairvec.jsonio import contains, write_atomically
+from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
-from fairvec.specs import Spec, load_specs
+from fairvec.specs import Spec, load_spec, load_specs, spec_paths
 from fairvec.upstream import UpstreamCase, UpstreamDataError
 from fairvec.vectorfiles import validate_vector_file
 
 FORMAT = "fairvec-vectors/1"
 DEFAULT_FIND_LIMIT = 1_000_000
+# Outputs of an accumulated stream checked against the output schema: the first few (a
+# check costs several times the computation; the generated sets' vectors are all checked).
+SCHEMA_CHECKED_CASES = 100
 
 
 @dataclass
@@ -50,13 +55,18 @@ def vector_id(spec: Spec, name: str, variant: str | None) -> str:
 def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
     where = f"spec/{spec.family}/{spec.path.name}"
     _check_against_reference(spec, where)
-    checks = (
-        SchemaCheck(spec.data["inputs"], "input"),
-        SchemaCheck(spec.data["outputs"], "output"),
-    )
-    vectors = [_finish(spec, where, planned, checks) for planned in _plan(spec, where, data)]
+    # The input schema is checked by compute() itself (the reference's one input check);
+    # the output schema is checked here.
+    output_check = SchemaCheck(spec.data["outputs"], "output")
+    spec_root = spec.path.parent.parent
+    vectors = [
+        _finish(spec, where, planned, output_check, spec_root)
+        for planned in _plan(spec, where, data, spec_root)
+    ]
     _check_disagreements_recorded(spec, where, vectors)
-    return {
+    accumulated = build_accumulated(spec, where, output_check, spec_root)
+    _check_unique_ids(where, vectors, accumulated)
+    vector_file = {
         "format": FORMAT,
         "algorithm": spec.id,
         "title": spec.data["title"],
@@ -72,6 +82,9 @@ def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
         },
         "vectors": vectors,
     }
+    if accumulated:
+        vector_file["accumulated"] = accumulated
+    return vector_file
 
 
 def _check_against_reference(spec: Spec, where: str) -> None:
@@ -97,16 +110,16 @@ def _variants_of(spec: Spec, entry: dict[str, Any]) -> list[str | None]:
     return list(chosen) if chosen else [None]
 
 
-def _plan(spec: Spec, where: str, data: Path | None) -> Iterator[Planned]:
+def _plan(spec: Spec, where: str, data: Path | None, spec_root: Path) -> Iterator[Planned]:
     for case in spec.data.get("cases", []):
-        yield from _plan_case(spec, where, case)
+        yield from _plan_case(spec, where, case, spec_root)
     for generated in spec.data.get("generated", []):
         yield from _plan_generated(spec, generated)
     for upstream in spec.data.get("upstream", []):
         yield from _plan_upstream(spec, where, upstream, data)
 
 
-def _plan_case(spec: Spec, where: str, case: dict[str, Any]) -> Iterator[Planned]:
+def _plan_case(spec: Spec, where: str, case: dict[str, Any], spec_root: Path) -> Iterator[Planned]:
     tags = [*case.get("tags", []), *spec.quirks_exercised_by(case["name"])]
     provenance: dict[str, Any] = {"case": case["name"]}
     document = case.get("document")
@@ -116,7 +129,7 @@ def _plan_case(spec: Spec, where: str, case: dict[str, Any]) -> Iterator[Planned
     if "error" in case:
         tags.insert(0, "invalid")
     for variant in _variants_of(spec, case):
-        inputs = case["input"] if "input" in case else _find(spec, where, case, variant)
+        inputs = case["input"] if "input" in case else _find(spec, where, case, variant, spec_root)
         yield Planned(
             name=case["name"],
             input=inputs,
@@ -129,7 +142,9 @@ def _plan_case(spec: Spec, where: str, case: dict[str, Any]) -> Iterator[Planned
         )
 
 
-def _find(spec: Spec, where: str, case: dict[str, Any], variant: str | None) -> dict[str, Any]:
+def _find(
+    spec: Spec, where: str, case: dict[str, Any], variant: str | None, spec_root: Path
+) -> dict[str, Any]:
     """The first input, counting up the ``vary`` field, whose output contains ``until``."""
     find = case["find"]
     template, field_name = find["input"], find["vary"]
@@ -140,7 +155,7 @@ def _find(spec: Spec, where: str, case: dict[str, Any], variant: str | None) -> 
         value = start + step if isinstance(start, int) else (f"{start}-{step}" if step else start)
         candidate = {**template, field_name: value}
         try:
-            output = compute(spec.id, candidate, variant)
+            output = compute(spec.id, candidate, variant, spec_root=spec_root)
         except InvalidInput as error:
             raise FairvecError(f"{where}: cases/{case['name']}/find: {error}") from None
         if contains(output, find["until"]) is None:
@@ -208,7 +223,7 @@ def _plan_upstream(
 
 
 def _finish(
-    spec: Spec, where: str, planned: Planned, checks: tuple[SchemaCheck, SchemaCheck]
+    spec: Spec, where: str, planned: Planned, output_check: SchemaCheck, spec_root: Path
 ) -> dict[str, Any]:
     """Compute the expected value of one planned vector and check it every way we can."""
     place = f"{where}: {planned.name}" + (f" ({planned.variant})" if planned.variant else "")
@@ -218,7 +233,7 @@ def _finish(
         "input": planned.input,
     }
     try:
-        output = compute(spec.id, planned.input, planned.variant)
+        output = compute(spec.id, planned.input, planned.variant, spec_root=spec_root)
     except InvalidInput as error:
         if planned.error != error.code:
             wanted = f"error {planned.error!r}" if planned.error else "an output"
@@ -232,8 +247,6 @@ def _finish(
                 f"{place}: the spec expects error {planned.error!r}, the reference returned "
                 f"{json.dumps(output, ensure_ascii=False)[:200]}"
             )
-        input_check, output_check = checks
-        input_check.check(planned.input, place)
         output_check.check(output, place)
         vector["expected"] = {"output": output}
         if planned.states is not None:
@@ -297,6 +310,173 @@ class SchemaCheck:
         )
 
 
+# -- accumulated vectors (docs/accumulated.md) ------------------------------------------
+
+
+def build_accumulated(
+    spec: Spec, where: str, output_check: SchemaCheck, spec_root: Path
+) -> list[dict[str, Any]]:
+    """The accumulated vectors: each set's default tier, computed here, and its full tier
+    where the spec says one is committed (read from the file `fairvec accumulated full`
+    writes, and checked against the default tier, which is its first block)."""
+    entries = []
+    for index, accumulated_set in enumerate(spec.data.get("accumulated", [])):
+        place = f"{where}: accumulated/{index}"
+        generators = accumulated_generators(spec, place, accumulated_set)
+        full = _full_tier_file(spec, place) if accumulated_set.get("full") else None
+        for variant in accumulated_variants(spec, accumulated_set):
+            total = accumulate_stream(
+                spec, accumulated_set, generators, variant, accumulate.TIERS["default"],
+                output_check, spec_root,
+            )
+            entries.append(
+                _accumulated_entry(spec, accumulated_set, generators, variant, "default", total)
+            )
+            if full is not None:
+                entries.append(
+                    _full_entry(spec, place, accumulated_set, generators, variant, full, total)
+                )
+    return entries
+
+
+def accumulated_generators(
+    spec: Spec, place: str, accumulated_set: dict[str, Any]
+) -> dict[str, Any]:
+    """The field generators: given, or those of the generated set the spec names."""
+    chosen = accumulated_set["input"]
+    if isinstance(chosen, dict):
+        return chosen
+    for generated in spec.data.get("generated", []):
+        if generated["name"] == chosen:
+            generators: dict[str, Any] = generated["input"]
+            return generators
+    raise FairvecError(
+        f"{place}/input: names the generated set {chosen!r}, which the spec does not have "
+        f"(give the name of one under generated:, or field generators)"
+    )
+
+
+def accumulated_variants(spec: Spec, accumulated_set: dict[str, Any]) -> list[str | None]:
+    """The variants listed, else the default one: a stream per variant costs a stream."""
+    listed: list[str] | None = accumulated_set.get("variants")
+    if listed:
+        return list(listed)
+    return [spec.variants[0]] if spec.variants else [None]
+
+
+def accumulate_stream(
+    spec: Spec,
+    accumulated_set: dict[str, Any],
+    generators: dict[str, Any],
+    variant: str | None,
+    count: int,
+    output_check: SchemaCheck,
+    spec_root: Path,
+) -> accumulate.Accumulator:
+    """Feed the reference's answers to the first ``count`` cases to an accumulator."""
+    total = accumulate.Accumulator()
+    cases = accumulate.cases(accumulated_set["seed"], generators)
+    for index, inputs in zip(range(count), cases, strict=False):
+        try:
+            output = compute(spec.id, inputs, variant, spec_root=spec_root)
+        except InvalidInput as error:
+            total.add({"error": error.code})
+            continue
+        if index < SCHEMA_CHECKED_CASES:
+            output_check.check(output, f"{spec.id}/{accumulated_set['name']} case {index}")
+        total.add({"output": output})
+    return total
+
+
+def _accumulated_entry(
+    spec: Spec,
+    accumulated_set: dict[str, Any],
+    generators: dict[str, Any],
+    variant: str | None,
+    tier: str,
+    total: accumulate.Accumulator | dict[str, Any],
+) -> dict[str, Any]:
+    name = accumulated_set["name"] + (accumulate.FULL_SUFFIX if tier == "full" else "")
+    checkpoints = total.checkpoints if isinstance(total, accumulate.Accumulator) else total[
+        "checkpoints"
+    ]
+    tags = ["accumulated", *(["accumulated-full"] if tier == "full" else [])]
+    tags += [*accumulated_set.get("tags", []), *spec.quirks_exercised_by(accumulated_set["name"])]
+    entry = {
+        "id": vector_id(spec, name, variant),
+        "variant": variant,
+        "tier": tier,
+        "stream": {"seed": accumulated_set["seed"], "input": generators},
+        "encoding": accumulate.ENCODING,
+        "count": accumulate.TIERS[tier],
+        "block": accumulate.BLOCK,
+        "expected": {"digest": checkpoints[-1], "checkpoints": checkpoints},
+        "tags": _unique(tags),
+        "provenance": {"accumulated": accumulated_set["name"]},
+    }
+    if accumulated_set.get("comment"):
+        entry["comment"] = accumulated_set["comment"]
+    return entry
+
+
+def full_tier_path(spec: Spec) -> Path:
+    return spec.path.with_name(f"{spec.path.stem}.accumulated.json")
+
+
+def _full_tier_file(spec: Spec, place: str) -> dict[str, Any]:
+    path = full_tier_path(spec)
+    command = f"fairvec accumulated full --algorithm {spec.id}"
+    if not path.is_file():
+        raise FairvecError(
+            f"{place}/full: {path.name} is missing: compute the full tier with `{command}` "
+            f"(slow), or set full: false"
+        )
+    data: dict[str, Any] = read_json(path, "a full-tier digest file")
+    return data
+
+
+def _full_entry(
+    spec: Spec,
+    place: str,
+    accumulated_set: dict[str, Any],
+    generators: dict[str, Any],
+    variant: str | None,
+    full: dict[str, Any],
+    default: accumulate.Accumulator,
+) -> dict[str, Any]:
+    """The committed full tier, if it was computed for this very stream and its first
+    block agrees with the default tier just computed (a changed reference shows there)."""
+    name = vector_id(spec, accumulated_set["name"] + accumulate.FULL_SUFFIX, variant)
+    command = f"fairvec accumulated full --algorithm {spec.id}"
+    found = full.get("vectors", {}).get(name)
+    wanted = accumulate.definition(accumulated_set["seed"], generators, variant)
+    if not isinstance(found, dict) or found.get("definition") != wanted:
+        raise FairvecError(
+            f"{place}/full: {full_tier_path(spec).name} has no digests for {name} as the spec "
+            f"now defines its stream: recompute them with `{command}` (slow)"
+        )
+    checkpoints = found.get("checkpoints", [])
+    wanted_blocks = accumulate.TIERS["full"] // accumulate.BLOCK
+    if len(checkpoints) != wanted_blocks or checkpoints[:1] != default.checkpoints:
+        raise FairvecError(
+            f"{place}/full: {full_tier_path(spec).name}: the digests of {name} disagree with "
+            f"the reference's first {accumulate.BLOCK} cases: recompute them with `{command}`"
+        )
+    return _accumulated_entry(spec, accumulated_set, generators, variant, "full", found)
+
+
+def _check_unique_ids(
+    where: str, vectors: list[dict[str, Any]], accumulated: list[dict[str, Any]]
+) -> None:
+    seen = {vector["id"] for vector in vectors}
+    for entry in accumulated:
+        if entry["id"] in seen:
+            raise FairvecError(
+                f"{where}: accumulated: the id {entry['id']!r} is also a vector's; rename the set"
+            )
+        seen.add(entry["id"])
+
+
 def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -304,12 +484,21 @@ def _unique(items: list[str]) -> list[str]:
 def render(vector_file: dict[str, Any]) -> str:
     """Pretty header, one vector per line: readable, and diffs show whole vectors."""
     header = {key: value for key, value in vector_file.items() if key != "vectors"}
-    head = json.dumps(header, indent=2, ensure_ascii=False)[:-2]
-    lines = [
-        json.dumps(v, ensure_ascii=False, separators=(", ", ": ")) for v in vector_file["vectors"]
-    ]
+    head = _json_text(header, indent=2)[:-2]
+    lines = [_json_text(v, separators=(", ", ": ")) for v in vector_file["vectors"]]
     body = ",\n    ".join(lines)
     return f'{head},\n  "vectors": [\n    {body}\n  ]\n}}\n'
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_text(value: Any, **layout: Any) -> str:
+    """JSON with text as written (not escaped), except lone surrogates: a vector may hold
+    one (an input a port must reject), and only the escape \\udXXX can carry it in a
+    UTF-8 file; json.loads reads it back as the same lone surrogate."""
+    text = json.dumps(value, ensure_ascii=False, **layout)
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def vector_path(vectors_root: Path, spec: Spec) -> Path:
@@ -319,7 +508,7 @@ def vector_path(vectors_root: Path, spec: Spec) -> Path:
 def generate(root: Path, data: Path | None, check: bool, only: Sequence[str] = ()) -> list[str]:
     """Generate the vector files (of algorithms matching ``only``, if given); returns one
     line per file written, or with ``check`` per file that is stale."""
-    specs = [spec for spec in load_specs(root / "spec") if _selected(spec.id, only)]
+    specs = _selected_specs(root / "spec", only)
     if not specs:
         raise FairvecError(f"--algorithm {' '.join(only)}: no spec matches")
     _check_every_algorithm_has_a_spec(specs, only)
@@ -339,6 +528,15 @@ def generate(root: Path, data: Path | None, check: bool, only: Sequence[str] = (
         else:
             path.unlink()
     return [f"wrote: {path.relative_to(root)}" for path in stale_files]
+
+
+def _selected_specs(spec_root: Path, only: Sequence[str]) -> list[Spec]:
+    """The selected specs; only those are read, so a broken spec of another family (being
+    edited right now, say) does not stop generating this one."""
+    if not only:
+        return load_specs(spec_root)
+    paths = [p for p in spec_paths(spec_root) if _selected(f"{p.parent.name}.{p.stem}", only)]
+    return [load_spec(path, spec_root) for path in paths]
 
 
 def _selected(algorithm_id: str, only: Sequence[str]) -> bool:

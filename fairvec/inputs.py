@@ -126,6 +126,23 @@ def _permutation(stream: Stream, size: int) -> list[int]:
     return items
 
 
+def _percent(stream: Stream, generator: Mapping[str, Any]) -> str:
+    """The drawn text's UTF-8 bytes, every one written %XX, each hex letter in upper or
+    lower case by one bit of a stream byte per escape (Tenhou's logs write upper case;
+    a decoder must take both, as RFC 3986 says)."""
+    text = draw(stream, generator)
+    if not isinstance(text, str):
+        raise ValueError("a percent generator must draw a string")
+    raw = text.encode("utf-8")
+    escapes = []
+    for byte, case in zip(raw, stream.take(len(raw)), strict=True):
+        high, low = f"{byte >> 4:X}", f"{byte & 15:X}"
+        escapes.append(
+            "%" + (high.lower() if case & 1 else high) + (low.lower() if case & 2 else low)
+        )
+    return "".join(escapes)
+
+
 GENERATORS: dict[str, Callable[[Stream, Any], Any]] = {
     "const": lambda _stream, value: value,
     "int": _int,
@@ -139,6 +156,7 @@ GENERATORS: dict[str, Callable[[Stream, Any], Any]] = {
     "concat": _concat,
     "permutation": _permutation,
     "double": _double,
+    "percent": _percent,
 }
 
 

@@ -6,11 +6,13 @@ import functools
 import importlib
 import inspect
 import pkgutil
-import types
-import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from fairvec.errors import FairvecError
+from fairvec.reference._inputs import InputSchema, check_input, input_schema, spec_root_default
 
 Output = dict[str, Any]
 
@@ -72,87 +74,56 @@ def registry() -> dict[str, Algorithm]:
     return _REGISTRY
 
 
-def compute(algorithm_id: str, inputs: Mapping[str, Any], variant: str | None = None) -> Output:
-    """Check ``inputs`` against the function's signature, then run it.
+def compute(
+    algorithm_id: str,
+    inputs: Mapping[str, Any],
+    variant: str | None = None,
+    *,
+    spec_root: Path | None = None,
+) -> Output:
+    """Check ``inputs`` against the spec's input schema, then run the algorithm.
 
-    Raises :class:`InvalidInput` for an unknown algorithm or variant, a missing,
-    unknown or mistyped field, and whatever the algorithm itself rejects.
+    Raises :class:`InvalidInput` for an unknown algorithm or variant, every input the
+    spec's ``inputs`` schema rejects (in the order ``_inputs`` documents), and whatever the
+    algorithm itself rejects; nothing else, whatever ``inputs`` holds. The schema is read
+    from the spec files under ``spec_root`` (default: the ones installed with fairvec).
     """
     found = registry().get(algorithm_id)
     if found is None:
         raise InvalidInput("unknown-algorithm", f"no reference for algorithm {algorithm_id!r}")
-    arguments = _checked_arguments(found, inputs)
-    if found.variants:
-        chosen = variant or found.default_variant
-        if chosen not in found.variants:
-            raise InvalidInput(
-                "unknown-variant",
-                f"{algorithm_id} has variants {', '.join(found.variants)}, not {variant!r}",
-            )
+    chosen = _chosen_variant(found, variant)
+    schema = input_schema(algorithm_id, spec_root or spec_root_default())
+    _check_fields_match(found, schema)
+    check_input(schema, inputs, lambda code, text: InvalidInput(code, f"{algorithm_id} {text}"))
+    arguments = dict(inputs)
+    if chosen is not None:
         arguments["variant"] = chosen
-    elif variant is not None:
-        raise InvalidInput("unknown-variant", f"{algorithm_id} has no variants, got {variant!r}")
     return found.function(**arguments)
 
 
+def _chosen_variant(found: Algorithm, variant: str | None) -> str | None:
+    if not found.variants:
+        if variant is not None:
+            raise InvalidInput("unknown-variant", f"{found.id} has no variants, got {variant!r}")
+        return None
+    chosen = variant or found.default_variant
+    if chosen not in found.variants:
+        raise InvalidInput(
+            "unknown-variant",
+            f"{found.id} has variants {', '.join(found.variants)}, not {variant!r}",
+        )
+    return chosen
+
+
 @functools.cache
-def _parameters(function: Callable[..., Output]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The input fields a function takes and their type hints, worked out once per
-    function (not at registration: hints may name types defined later in the module)."""
-    hints = typing.get_type_hints(function)
-    parameters = {
-        name: parameter
-        for name, parameter in inspect.signature(function).parameters.items()
-        if name != "variant"
-    }
-    return parameters, hints
-
-
-def _checked_arguments(found: Algorithm, inputs: Mapping[str, Any]) -> dict[str, Any]:
-    parameters, hints = _parameters(found.function)
-    unknown = sorted(set(inputs) - set(parameters))
-    if unknown:
-        raise InvalidInput("unknown-field", f"{found.id} takes no field {unknown[0]!r}")
-    for name, parameter in parameters.items():
-        if name not in inputs:
-            if parameter.default is inspect.Parameter.empty:
-                raise InvalidInput("missing-field", f"{found.id} needs the field {name!r}")
-            continue
-        expected = hints.get(name)
-        if expected is not None and not _is_instance(inputs[name], expected):
-            raise InvalidInput(
-                "wrong-type",
-                f"{found.id} field {name!r} must be {_type_name(expected)}, "
-                f"got {type(inputs[name]).__name__}",
-            )
-    return dict(inputs)
-
-
-def _is_instance(value: Any, expected: Any) -> bool:
-    """A shallow JSON-level type check: bool is never an int, an int is a float."""
-    origin = typing.get_origin(expected)
-    if origin in (typing.Union, types.UnionType):
-        return any(_is_instance(value, option) for option in typing.get_args(expected))
-    if origin is typing.Literal:
-        return value in typing.get_args(expected)
-    if expected is Any:
-        return True
-    if expected is type(None):
-        return value is None
-    target = origin or expected
-    if target is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if target is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(target, type):
-        return isinstance(value, target)
-    return True
-
-
-def _type_name(expected: Any) -> str:
-    origin = typing.get_origin(expected)
-    if origin in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(option) for option in typing.get_args(expected))
-    if origin is typing.Literal:
-        return "one of " + ", ".join(repr(option) for option in typing.get_args(expected))
-    return getattr(origin or expected, "__name__", str(expected))
+def _check_fields_match(found: Algorithm, schema: InputSchema) -> None:
+    """The spec's input fields are the function's keyword arguments: a mismatch is a bug
+    in the spec or the reference, named once, not an input error."""
+    parameters = [
+        name for name in inspect.signature(found.function).parameters if name != "variant"
+    ]
+    if sorted(parameters) != sorted(schema.fields):
+        raise FairvecError(
+            f"{schema.where}: inputs/properties: lists {schema.fields}, but "
+            f"{found.function.__module__}.{found.function.__name__} takes {parameters}"
+        )

@@ -93,11 +93,13 @@ def test_address_case_changes_the_input_string_vectors() -> None:
         ("regular", "battle.attack/hit"),
         ("four-hex", "battle.ticket/all-f"),
         ("signed", "battle.ticket/high-bit-set"),
+        ("int32-round", "battle.move/round-max"),
+        ("case-sensitive-commitment", "battle.commitment/upper-case-hash"),
     ],
 )
 def test_a_wrong_port_is_caught(mistake: str, caught_in: str) -> None:
-    algorithms = ["battle.ticket", "battle.move", "battle.attack"]
+    algorithms = ["battle.ticket", "battle.move", "battle.attack", "battle.commitment"]
     run = run_port([sys.executable, WRONG_PORT, mistake], algorithms)
     assert run.done.status == 1
     assert any(vector_id.startswith(caught_in) for vector_id in run.failed), run.failed
-    assert "output differs at" in run.done.stdout
+    assert "output differs at" in run.done.stdout or "got error" in run.done.stdout

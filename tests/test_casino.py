@@ -396,6 +396,24 @@ def test_the_double_field_generator_is_on_the_2_to_53_grid() -> None:
             ["casino.bytes"],
             {"casino.bytes/cursor-0@hex-text", "casino.bytes/cursor-0@raw-bytes"},
         ),
+        # a port that trims the client seed: caught by the seeds with spaces around them
+        (
+            "trim-client-seed",
+            ["casino.bytes"],
+            {
+                "casino.bytes/trailing-space-client-seed@hex-text",
+                "casino.bytes/surrounding-whitespace-client-seed@raw-bytes",
+            },
+        ),
+        # a port that hashes U+FFFD for a lone surrogate instead of rejecting it
+        (
+            "replace-surrogates",
+            ["casino.bytes"],
+            {
+                "casino.bytes/lone-surrogate-client-seed@hex-text",
+                "casino.bytes/lone-surrogate-client-seed@raw-bytes",
+            },
+        ),
     ],
 )
 def test_a_wrong_port_is_caught(mistake: str, algorithms: list[str], caught: set[str]) -> None:

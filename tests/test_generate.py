@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -109,10 +111,21 @@ def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
             "move: {enum: [fire, grass]}",
             "spec/battle/move.yaml: water: output: move: 'water' is not one of",
         ),
+        (  # the reference checks inputs against the spec being generated, not a copy
+            "round_num: {type: integer, minimum: 1,",
+            "round_num: {type: integer, minimum: 2,",
+            "spec/battle/move.yaml: cases/fire/find: round-out-of-range: battle.move round_num:"
+            " must be at least 2, got 1",
+        ),
         (
-            "round_num: {type: integer, minimum: 1}",
-            "round_num: {type: integer, minimum: 2}",
-            "spec/battle/move.yaml: fire: input: round_num: 1 is less than the minimum of 2",
+            "round_num: {type: integer, minimum: 1, maximum: 9007199254740991,",
+            "round_num: {type: integer, minimum: 1,",
+            "spec/battle/move.yaml: inputs/properties/round_num: bound the integer within",
+        ),
+        (
+            "error: round-out-of-range}",
+            "}",
+            "inputs/properties/round_num: minimum has no error code: add error: CODE",
         ),
         (
             "title: A random move",
@@ -199,3 +212,44 @@ def test_a_spec_missing_for_a_reference_algorithm_is_named(root: Path) -> None:
     status, output = generate(root)
     assert status == 2
     assert "spec/battle/ticket.yaml: missing: the reference registers 'battle.ticket'" in output
+
+
+def _generated_strings() -> dict[str, list[str]]:
+    """Every string in the inputs of generated vectors, by algorithm."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "vectors").glob("*/*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for vector in data["vectors"]:
+            if "generated" in vector["tags"]:
+                found.setdefault(data["algorithm"], []).extend(_strings(vector["input"]))
+    return found
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [text for item in items for text in _strings(item)]
+
+
+def test_generated_sets_hold_whitespace_lower_case_escapes_and_every_plane() -> None:
+    strings = _generated_strings()
+    planes = {ord(c) >> 16 for texts in strings.values() for text in texts for c in text}
+    assert planes == set(range(17))
+
+    def spaced(algorithm: str) -> bool:
+        return any(t != t.strip() for t in strings[algorithm])
+
+    assert spaced("casino.bytes") and spaced("videopoker.hash")
+    escaped = [t for t in strings["tenhou.seat_order"] if re.search(r"%[0-9A-F]?[a-f]", t)]
+    assert len(escaped) >= 50
+
+
+def test_a_lone_surrogate_round_trips_through_a_vector_file() -> None:
+    text = (REPO / "vectors" / "casino" / "bytes.json").read_text(encoding="utf-8")
+    assert '"client_seed": "seed\\ud800"' in text  # escaped: the file stays UTF-8
+    vector = next(
+        v for v in json.loads(text)["vectors"] if v["id"].startswith("casino.bytes/lone-surrogate")
+    )
+    assert vector["input"]["client_seed"] == "seed\ud800"
+    assert vector["expected"] == {"error": "not-unicode-text"}

@@ -182,7 +182,9 @@ def test_exhaustion_is_an_error_only_when_count_asks_for_more() -> None:
         ("nardy.cuts", {"cut1": 0, "cut2": 1}, "cut-out-of-range"),
         ("nardy.cuts", {"cut1": 1, "cut2": 8}, "cut-out-of-range"),
         ("nardy.mask", {"numbers": [1, 2], "mask": "000111"}, "bad-mask"),
-        ("nardy.rolls", {"sequence": "x", "cut1": 9, "cut2": 1}, "bad-character"),
+        # a schema fault (the cut) is reported before the algorithm's own (the character)
+        ("nardy.rolls", {"sequence": "x", "cut1": 9, "cut2": 1}, "cut-out-of-range"),
+        ("nardy.rolls", {"sequence": "x", "cut1": 7, "cut2": 1}, "bad-character"),
         ("nardy.rolls", {"sequence": "AB", "cut1": 1, "cut2": 1, "start": 0}, "bad-start"),
         ("nardy.rolls", {"sequence": "AB", "cut1": 1, "cut2": 1, "count": -1}, "bad-count"),
         ("nardy.rolls", {"sequence": "AB", "cut1": 1, "cut2": 1, "forbidden": ["1"]},

@@ -430,6 +430,30 @@ def test_utf16_name_order_is_caught() -> None:
     assert "tenhou.seat_order/document-example" not in caught
 
 
+def test_upper_case_only_escapes_are_caught() -> None:
+    def port(inputs: dict[str, Any]) -> dict[str, Any]:
+        names = inputs["names"]
+        players = 3 if names[3] == "" else 4
+
+        def decode(name: str) -> str:  # %XX only: %e3 stays as it is
+            raw = re.sub(rb"%([0-9A-F]{2})", lambda m: bytes([int(m[1], 16)]), name.encode())
+            return raw.decode("utf-8", "replace")
+
+        decoded = [decode(name) for name in names[:players]]
+        order = sorted(range(players), key=lambda seat: (decoded[seat], seat))
+        numbers = {seat: number for number, seat in enumerate(order)}
+        return {
+            "decoded": decoded,
+            "sorted": [decoded[seat] for seat in order],
+            "seat_order": "".join(str(numbers[s]) for s in range(players)) + "3" * (4 - players),
+        }
+
+    caught = failing("seat_order", port)
+    assert "tenhou.seat_order/lower-case-escapes" in caught
+    assert sum("/random-escaped-" in vector_id for vector_id in caught) >= 50
+    assert "tenhou.seat_order/document-example" not in caught
+
+
 # --- the upstream loader --------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference import videopoker as vp
@@ -409,6 +410,9 @@ WRONG_PORTS: list[tuple[str, str, Callable[[pytest.MonkeyPatch], None], list[str
      lambda mp: mp.setitem(vp.PAY_TABLES, "bonus-poker", BONUS_AS_HEADED), ["evaluate"]),
     ("ace-as-high-card-index", "card",
      lambda mp: mp.setattr(vp, "RANKS", (*vp.RANKS[1:], "A")), ["card", "cards", "draw"]),
+    ("trimmed-seeds", "hash",
+     lambda mp: mp.setattr(vp, "combine_seeds", lambda s, c: s.strip() + c.strip()),
+     ["hash", "game"]),
     ("case-sensitive-commitment", "commitment",
      lambda mp: mp.setattr(vp, "HEX64", __import__("re").compile(r"[0-9a-f]{64}")),
      ["commitment"]),
@@ -428,3 +432,11 @@ def test_wrong_port_is_caught(
     patch(monkeypatch)
     for algorithm in caught_by:
         assert failures(algorithm) > 0, f"{wrong} ({stage}) passes every {algorithm} vector"
+
+
+def test_the_spec_states_every_pay_table_as_the_reference_pays_it() -> None:
+    spec = yaml.safe_load((ROOT / "spec" / "videopoker" / "evaluate.yaml").read_text("utf-8"))
+    text = next(step["text"] for step in spec["steps"] if step["name"] == "evaluate_hand")
+    for name, table in vp.PAY_TABLES.items():
+        rows = ", ".join(f"{event} {pays}" for event, pays in table.pays.items())
+        assert f"{name}: {rows}." in text

@@ -1,6 +1,8 @@
 """``python -m fairvec.adapters.python``: answers every request with the reference.
 
 A model of how small an adapter is: a hello line, then one JSON line out per line in.
+A line that is not a request (not JSON, not an object, no id, algorithm or input) gets
+the protocol's ``bad-request`` error instead of ending the adapter.
 """
 
 from __future__ import annotations
@@ -13,14 +15,55 @@ from fairvec import __version__
 from fairvec.reference import InvalidInput, compute, registry
 
 
+class BadRequest(Exception):
+    """A request line the protocol does not allow; answered, never fatal."""
+
+
+def parse(line: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadRequest("the line is not UTF-8") from None
+    except (ValueError, RecursionError):
+        raise BadRequest("the line is not JSON") from None
+    if not isinstance(request, dict):
+        raise BadRequest("the request is not a JSON object")
+    if not isinstance(request.get("id"), str):
+        raise BadRequest("the request has no id (a string)")
+    if not isinstance(request.get("algorithm"), str):
+        raise BadRequest("the request has no algorithm (a string)")
+    if "input" not in request:
+        raise BadRequest("the request has no input")
+    if request.get("variant") is not None and not isinstance(request["variant"], str):
+        raise BadRequest("the request's variant is neither null nor a string")
+    return request
+
+
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     if request["algorithm"] not in registry():
         return {"id": request["id"], "unsupported": True}
     try:
-        output = compute(request["algorithm"], request["input"], request["variant"])
+        output = compute(request["algorithm"], request["input"], request.get("variant"))
     except InvalidInput as error:
         return {"id": request["id"], "error": {"code": error.code, "message": error.message}}
     return {"id": request["id"], "output": output}
+
+
+def respond(line: bytes) -> dict[str, Any]:
+    try:
+        return answer(parse(line))
+    except BadRequest as problem:
+        return {"id": _id_of(line), "error": {"code": "bad-request", "message": str(problem)}}
+
+
+def _id_of(line: bytes) -> str | None:
+    """The id of a request that is an object with a string id, else null."""
+    try:
+        request = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    found = request.get("id") if isinstance(request, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def main() -> None:
@@ -33,8 +76,10 @@ def main() -> None:
         "algorithms": algorithms,
     }
     print(json.dumps(hello), flush=True)
-    for line in sys.stdin:
-        print(json.dumps(answer(json.loads(line)), ensure_ascii=False), flush=True)
+    # bytes, not text: a line that is not UTF-8 is a bad request, not a crash
+    for line in sys.stdin.buffer:  # one line in, one line out, whatever the line holds
+        # ASCII-escaped, so any text (a lone surrogate in a message) can travel
+        print(json.dumps(respond(line)), flush=True)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 - regular: names the 52-99 outcome "Regular", as the document's table does
 - four-hex: reads "the first 4 bytes of the hex string" literally, as 4 hex characters
 - signed: reads the ticket as a signed 32-bit integer, as Java's int would
+- int32-round: holds round_num in a 32-bit int, rejecting larger rounds as out of range
+- case-sensitive-commitment: compares the shown hash with getHash's lowercase text as is
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def round_ticket(kind: str, i: dict[str, Any]) -> int:
 
 
 def answer(algorithm: str, i: dict[str, Any]) -> dict[str, Any]:
+    if algorithm == "battle.commitment":
+        digest = hashlib.sha256(i["server_seed"].encode()).hexdigest()
+        shown = i["server_seed_hash"]
+        matches = digest == (shown if MISTAKE == "case-sensitive-commitment" else shown.lower())
+        return {"hash": digest, "matches": matches}
     if algorithm == "battle.ticket":
         return {"ticket": ticket_of(i["hash"])}
     if algorithm == "battle.move":
@@ -51,19 +58,26 @@ print(
             "protocol": 1,
             "name": f"wrong-{MISTAKE}",
             "version": "0",
-            "algorithms": {"battle.ticket": [], "battle.move": [], "battle.attack": []},
+            "algorithms": {
+                "battle.ticket": [],
+                "battle.move": [],
+                "battle.attack": [],
+                "battle.commitment": [],
+            },
         }
     ),
     flush=True,
 )
+LARGEST_ROUND = 2**31 - 1 if MISTAKE == "int32-round" else 2**53 - 1
 for line in sys.stdin:
     request = json.loads(line)
-    if "round_num" in request["input"] and request["input"]["round_num"] < 1:
+    if "round_num" in request["input"] and not 1 <= request["input"]["round_num"] <= LARGEST_ROUND:
         response: dict[str, Any] = {"id": request["id"], "error": {"code": "round-out-of-range"}}
     elif request["input"].get("player_number") not in (None, 1, 2):
         response = {"id": request["id"], "error": {"code": "player-number-out-of-range"}}
-    elif len(request["input"].get("hash", "x" * 64)) != 64 or "z" in request["input"].get(
-        "hash", ""
+    elif any(
+        len(request["input"].get(field, "x" * 64)) != 64 or "z" in request["input"].get(field, "")
+        for field in ("hash", "server_seed_hash")
     ):
         response = {"id": request["id"], "error": {"code": "bad-hash"}}
     else:

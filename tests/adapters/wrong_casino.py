@@ -5,11 +5,15 @@
 - exact-numbers: turns 8 bytes into a number with exact arithmetic, u64 / 2^64 rounded once,
   instead of the document's left-to-right double sum
 - other-key: gives HMAC the other reading of SHA256(server_seed:salt) than the variant asks for
+- trim-client-seed: strips whitespace from the client seed before using it (a form would)
+- replace-surrogates: hashes a lone surrogate as U+FFFD, as Node's update(string) does,
+  instead of rejecting it with not-unicode-text
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -29,8 +33,23 @@ elif MISTAKE == "other-key":
     casino.hmac_key = lambda server_seed, salt, reading: right_key(
         server_seed, salt, "raw-bytes" if reading == "hex-text" else "hex-text"
     )
-else:
+elif MISTAKE not in ("trim-client-seed", "replace-surrogates"):
     raise SystemExit(f"unknown mistake {MISTAKE!r}")
+
+
+def as_the_port_reads(inputs: dict[str, Any]) -> dict[str, Any]:
+    """The input after the port's mistakes that happen before any computing."""
+    if not isinstance(inputs, dict):
+        return inputs
+    if MISTAKE == "trim-client-seed" and isinstance(inputs.get("client_seed"), str):
+        return {**inputs, "client_seed": inputs["client_seed"].strip()}
+    if MISTAKE == "replace-surrogates":
+        return {
+            name: re.sub("[\ud800-\udfff]", "\ufffd", value) if isinstance(value, str) else value
+            for name, value in inputs.items()
+        }
+    return inputs
+
 
 algorithms = {
     algorithm_id: list(found.variants)
@@ -42,7 +61,8 @@ print(json.dumps({**hello, "algorithms": algorithms}), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
     try:
-        output = compute(request["algorithm"], request["input"], request.get("variant"))
+        inputs = as_the_port_reads(request["input"])
+        output = compute(request["algorithm"], inputs, request.get("variant"))
         response: dict[str, Any] = {"id": request["id"], "output": output}
     except InvalidInput as error:
         response = {"id": request["id"], "error": {"code": error.code, "message": error.message}}

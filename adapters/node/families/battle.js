@@ -15,7 +15,10 @@ function getHash(input) {
 
 function inputString({ kind, server_seed, battle_id, player_address, round_num, player_number }) {
   if (!KINDS.includes(kind)) throw new InvalidInput('unknown-kind', `kind ${kind}`);
-  if (round_num < 1) throw new InvalidInput('round-out-of-range', `round_num ${round_num}`);
+  // 2^53 - 1 at most: past it a JavaScript number no longer holds the round exactly
+  if (round_num < 1 || !Number.isSafeInteger(round_num)) {
+    throw new InvalidInput('round-out-of-range', `round_num ${round_num}`);
+  }
   if (player_number !== 1 && player_number !== 2) {
     throw new InvalidInput('player-number-out-of-range', `player_number ${player_number}`);
   }

@@ -96,8 +96,9 @@ function masked(input) {
 // then the mask, then "если выпавшая комбинация запрещена правилами ... выпавшая пара
 // отбрасывается, и берется следующая пара", and "в случае нехватки чисел" the game has
 // to leave the sequence, which a verifier reports as sequence-exhausted.
+// The fields' own ranges (the input schema's) are checked before the sequence is read:
+// docs/spec-format.md, "Input errors".
 function gameRolls(input) {
-  const numbers = unpack(input.sequence);
   const a = cutValue(input.cut1, 'cut1');
   const b = cutValue(input.cut2, 'cut2');
   let start = a * b;
@@ -107,14 +108,15 @@ function gameRolls(input) {
   }
   const want = input.count === undefined ? null : input.count;
   if (want !== null && want < 0) throw new InvalidInput('bad-count', `count ${want} is negative`);
+  const ruledRolls = input.forbidden_rolls === undefined ? 1 : input.forbidden_rolls;
+  if (ruledRolls < 0) throw new InvalidInput('bad-forbidden-rolls', `forbidden_rolls ${ruledRolls} is negative`);
+  const numbers = unpack(input.sequence);
   const banned = input.forbidden || [];
   banned.forEach((roll, index) => {
     if (typeof roll !== 'string' || !ROLL_TEXT.test(roll)) {
       throw new InvalidInput('bad-forbidden', `forbidden[${index}] ${JSON.stringify(roll)} is not a roll`);
     }
   });
-  const ruledRolls = input.forbidden_rolls === undefined ? 1 : input.forbidden_rolls;
-  if (ruledRolls < 0) throw new InvalidInput('bad-forbidden-rolls', `forbidden_rolls ${ruledRolls} is negative`);
 
   const mask = maskOf(a, b);
   const out = { start, mask, rolls: [], positions: [], dropped: [], dropped_positions: [] };
