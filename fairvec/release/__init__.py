@@ -1,0 +1,6 @@
+"""Signed vector releases: build a deterministic archive, sign its manifest, verify, diff.
+
+Everything here is for ``fairvec release`` (and for ``fairvec run --suite``); nothing in the
+plain runner imports it, and the ``cryptography`` package (the ``fairvec[release]`` extra)
+is imported only when a key is read or a signature checked.
+"""

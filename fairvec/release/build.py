@@ -1,0 +1,154 @@
+"""``fairvec release build``: the deterministic archive, its manifest and SHA256SUMS.
+
+Built twice from the same files, the archive is byte-identical: members sorted (the
+manifest first), mtime 0, uid/gid 0, empty owner names, mode 0644, PAX format, and a gzip
+header without a file name or a time. Nothing of the checkout (mtimes, modes, umask,
+owner) reaches the bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import tarfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from fairvec import __version__
+from fairvec.errors import FairvecError
+from fairvec.release.files import (
+    MANIFEST,
+    SUMS,
+    archive_name,
+    manifest_copy_name,
+    write_bytes_atomically,
+)
+from fairvec.release.manifest import MEMBER_NAME, Entry, Manifest, parse_version
+from fairvec.release.suite import suite_digest
+from fairvec.vectorfiles import load_vector_files
+
+PROTOCOL_DOC = "docs/adapter-protocol.md"
+SCHEMAS = (
+    "spec/spec.schema.json",
+    "vectors/vectors.schema.json",
+    "runner/schemas/protocol.schema.json",
+    "runner/schemas/report.schema.json",
+)
+# (folder in the release, glob under it): what a release holds besides the manifest
+PATTERNS = (
+    ("spec", "*.schema.json"),
+    ("spec", "*/*.yaml"),
+    ("vectors", "*.schema.json"),
+    ("vectors", "*/*.json"),
+    ("runner/schemas", "*.schema.json"),
+)
+COMPRESSION = 9  # the archive is built once and fetched many times
+
+
+@dataclass(frozen=True)
+class Built:
+    archive: Path
+    manifest: Manifest
+    manifest_bytes: bytes
+    manifest_copy: Path
+    sums: Path
+
+
+def package_root() -> Path:
+    """The installed package: fairvec/spec, fairvec/vectors, fairvec/runner are its rooms."""
+    return Path(str(resources.files("fairvec")))
+
+
+def protocol_document(source: Path | None) -> Path:
+    """docs/adapter-protocol.md: from --source, else packaged beside the rooms, else from
+    the checkout an editable install lives in. A plain wheel does not ship it (yet)."""
+    if source is not None:
+        return source / PROTOCOL_DOC
+    package = package_root()
+    for candidate in (package / PROTOCOL_DOC, package.parent / PROTOCOL_DOC):
+        if candidate.is_file():
+            return candidate
+    raise FairvecError(
+        f"{PROTOCOL_DOC}: not in the installed package; build from a checkout with "
+        "--source CHECKOUT"
+    )
+
+
+def collect(source: Path | None) -> list[tuple[str, Path]]:
+    """(member name, file) for every file of the release, sorted by member name."""
+    root = source if source is not None else package_root()
+    found: dict[str, Path] = {PROTOCOL_DOC: protocol_document(source)}
+    for folder, pattern in PATTERNS:
+        base = (root / folder).resolve()
+        for path in base.glob(pattern):
+            name = f"{folder}/{path.relative_to(base).as_posix()}"
+            if any(part.startswith(".") for part in path.relative_to(base).parts):
+                continue  # editor and atomic-write leftovers are never part of a release
+            if not MEMBER_NAME.fullmatch(name):
+                raise FairvecError(f"{path}: {name!r} is not a portable file name; rename it")
+            found[name] = path
+    for required in (*SCHEMAS, PROTOCOL_DOC):
+        if required not in found or not found[required].is_file():
+            raise FairvecError(
+                f"{root / required}: missing; a release needs it (is --source a checkout?)"
+            )
+    return sorted(found.items())
+
+
+def make_manifest(version: str, members: list[tuple[str, bytes]], vectors_root: Path) -> Manifest:
+    """The manifest of ``members``; the vector files are validated first, since a release
+    of files ``fairvec run`` would refuse helps nobody."""
+    load_vector_files(vectors_root)
+    digest, count = suite_digest(members, str(vectors_root))
+    entries = tuple(
+        Entry(name, hashlib.sha256(data).hexdigest(), len(data)) for name, data in members
+    )
+    return Manifest(version, __version__, digest, count, entries)
+
+
+def archive_bytes(members: list[tuple[str, bytes]]) -> bytes:
+    """The .tar.gz of ``members`` in the given order, with every varying field fixed."""
+    buffer = io.BytesIO()
+    with (
+        gzip.GzipFile(
+            filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=COMPRESSION
+        ) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode, info.type = len(data), 0, 0o644, tarfile.REGTYPE
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot read it: {error.strerror}") from None
+
+
+def build(version: str, out: Path, source: Path | None = None) -> Built:
+    """Write the archive, the manifest beside it and SHA256SUMS into ``out``."""
+    parse_version(version, "--version")
+    files = collect(source)
+    members = [(name, _read(path)) for name, path in files]
+    vectors_root = dict(files)["vectors/vectors.schema.json"].parent
+    manifest = make_manifest(version, members, vectors_root)
+    manifest_bytes = manifest.to_bytes()
+    data = archive_bytes([(MANIFEST, manifest_bytes), *members])
+    archive = out / archive_name(version)
+    copy = out / manifest_copy_name(version)
+    write_bytes_atomically(archive, data)
+    write_bytes_atomically(copy, manifest_bytes)
+    sums = "".join(
+        f"{hashlib.sha256(content).hexdigest()}  {path.name}\n"
+        for path, content in sorted([(archive, data), (copy, manifest_bytes)])
+    )
+    write_bytes_atomically(out / SUMS, sums.encode("ascii"))
+    return Built(archive, manifest, manifest_bytes, copy, out / SUMS)
