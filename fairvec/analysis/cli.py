@@ -1,0 +1,172 @@
+"""``fairvec analyze``: exact outcome distributions, the video poker return table, and the
+generated claims page.
+
+    fairvec analyze battle.move                 # any algorithm of outcomes.ANALYSES
+    fairvec analyze casino.plinko --pins 12 --plot plinko.png
+    fairvec analyze videopoker --pay-table jacks-or-better
+    fairvec analyze claims --write docs/claims.md
+    fairvec analyze claims --check docs/claims.md   # exit 1 when the page is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from fairvec.analysis import ALGORITHMS
+from fairvec.errors import FairvecError
+from fairvec.jsonio import write_atomically
+
+EXIT_OK, EXIT_FAILED = 0, 1
+CLAIMS_PAGE = Path("docs/claims.md")
+SHOWN_ROWS = 60  # larger distributions print their most biased outcomes unless --all
+# The options each kind of target takes; anything else given is a usage error.
+DISTRIBUTION_OPTIONS = {
+    "battle.damage": {"attack"},
+    "casino.jackpot": {"tickets"},
+    "casino.slot": {"reel"},
+    "casino.mines": {"cells"},
+    "casino.plinko": {"pins"},
+    "nardy.rolls": {"cuts"},
+    "tenhou.shuffle": {"cells", "players"},
+}
+OPTION_FLAGS = {
+    "pins": "--pins", "tickets": "--tickets", "cells": "--cells", "reel": "--reel",
+    "attack": "--attack", "cuts": "--cuts", "players": "--players",
+    "pay_table": "--pay-table", "write": "--write", "check": "--check", "plot": "--plot",
+    "all": "--all",
+}
+
+
+def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    analyze = commands.add_parser(
+        "analyze",
+        help="exact outcome distributions, returns and the claims page",
+        description="Compute exactly (integers and fractions over every equally likely "
+        "input, no sampling) the outcome distribution of an algorithm against the one its "
+        "document promises; the video poker return table of a pay table; or the page of "
+        "every fairness claim (docs/claims.md).",
+    )
+    analyze.add_argument(
+        "target",
+        metavar="TARGET",
+        help=f"claims, videopoker, or one of: {', '.join(ALGORITHMS)}",
+    )
+    parameters = analyze.add_argument_group("parameters of some algorithms")
+    parameters.add_argument("--pins", type=int, help="casino.plinko: 8 to 16 (default 16)")
+    parameters.add_argument("--tickets", type=int, help="casino.jackpot: tickets (default 100)")
+    parameters.add_argument(
+        "--cells", type=int,
+        help="casino.mines: cells left at the pick, 2-25 (default 25); tenhou.shuffle: tiles "
+        "left to swap with, 2-136 (default 136)",
+    )
+    parameters.add_argument("--reel", type=int, help="casino.slot: reel 1 to 5 (default 1)")
+    parameters.add_argument("--attack", help="battle.damage: Hit or 'Super Active' (default Hit)")
+    parameters.add_argument(
+        "--cuts", type=int, nargs=2, metavar=("CUT1", "CUT2"),
+        help="nardy.rolls: the two players' cuts, 1-7 (default 7 7)",
+    )
+    parameters.add_argument("--players", type=int, help="tenhou.shuffle: 3 or 4 (default 4)")
+    analyze.add_argument(
+        "--pay-table", metavar="NAME|CUSTOM",
+        help="videopoker: jacks-or-better, tens-or-better, bonus-poker, or a custom table",
+    )
+    analyze.add_argument("--plot", type=Path, metavar="FILE.png",
+                         help="also draw the exact distribution against the ideal one")
+    analyze.add_argument("--all", action="store_true", help="print every outcome's row")
+    analyze.add_argument("--write", type=Path, nargs="?", const=CLAIMS_PAGE, metavar="FILE",
+                         help=f"claims: write the page (default {CLAIMS_PAGE})")
+    analyze.add_argument("--check", type=Path, nargs="?", const=CLAIMS_PAGE, metavar="FILE",
+                         help=f"claims: exit 1 if the page (default {CLAIMS_PAGE}) is stale")
+    analyze.set_defaults(handler=run_analyze)
+
+
+def given(arguments: argparse.Namespace) -> set[str]:
+    """The options the user actually gave (argparse leaves the others None or False)."""
+    return {name for name in OPTION_FLAGS if getattr(arguments, name, None) not in (None, False)}
+
+
+def refuse_others(arguments: argparse.Namespace, allowed: set[str]) -> None:
+    extra = sorted(given(arguments) - allowed)
+    if extra:
+        flags = ", ".join(OPTION_FLAGS[name] for name in extra)
+        raise FairvecError(
+            f"analyze {arguments.target}: {flags} does not apply here; see "
+            "`fairvec analyze --help` for which target takes which option"
+        )
+
+
+def run_analyze(arguments: argparse.Namespace) -> int:
+    if arguments.target == "claims":
+        return run_claims(arguments)
+    if arguments.target == "videopoker":
+        return run_videopoker(arguments)
+    return run_distribution(arguments)
+
+
+def run_claims(arguments: argparse.Namespace) -> int:
+    refuse_others(arguments, {"write", "check"})
+    if (arguments.write is None) == (arguments.check is None):
+        raise FairvecError("analyze claims: give exactly one of --write [FILE] or --check [FILE]")
+    from fairvec.analysis.claims import render
+
+    try:
+        text = render()
+    except ImportError as error:  # the video poker rows need NumPy
+        raise FairvecError(f"analyze claims needs the optional extra: pip install "
+                           f"'fairvec[analysis]' ({error})") from None
+    if arguments.write is not None:
+        write_atomically(arguments.write, text)
+        print(f"wrote {arguments.write}")
+        return EXIT_OK
+    path: Path = arguments.check
+    try:
+        committed = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot read the claims page: {error.strerror}; "
+                           "run `fairvec analyze claims --write` to create it") from None
+    if committed != text:
+        print(f"{path} is stale: run `fairvec analyze claims --write {path}` and commit it")
+        return EXIT_FAILED
+    print(f"{path} is up to date")
+    return EXIT_OK
+
+
+def run_videopoker(arguments: argparse.Namespace) -> int:
+    refuse_others(arguments, {"pay_table"})
+    if not arguments.pay_table:
+        raise FairvecError("analyze videopoker: give --pay-table NAME (jacks-or-better, "
+                           "tens-or-better, bonus-poker) or a custom table")
+    try:
+        from fairvec.analysis import videopoker
+    except ImportError as error:
+        raise FairvecError(f"analyze videopoker needs the optional extra: pip install "
+                           f"'fairvec[analysis]' ({error})") from None
+    table = videopoker.parse_pay_table(arguments.pay_table)
+    print(videopoker.render_table(videopoker.analyze(table)), end="")
+    return EXIT_OK
+
+
+def run_distribution(arguments: argparse.Namespace) -> int:
+    from fairvec.analysis.outcomes import ANALYSES, Options
+    from fairvec.analysis.report import render_distribution
+
+    analysis = ANALYSES.get(arguments.target)
+    if analysis is None:
+        raise FairvecError(f"analyze: unknown target {arguments.target!r}; it is claims, "
+                           f"videopoker or one of {', '.join(ANALYSES)}")
+    allowed = DISTRIBUTION_OPTIONS.get(arguments.target, set())
+    refuse_others(arguments, allowed | {"plot", "all"})
+    chosen = {name: getattr(arguments, name) for name in allowed if getattr(arguments, name)}
+    if "cuts" in chosen:
+        chosen["cuts"] = tuple(chosen["cuts"])
+    if arguments.target == "tenhou.shuffle" and "cells" not in chosen:
+        chosen["cells"] = 136
+    distribution = analysis(Options(**chosen))
+    print(render_distribution(distribution, SHOWN_ROWS if not arguments.all else None), end="")
+    if arguments.plot is not None:
+        from fairvec.analysis.plot import plot
+
+        plot(arguments.target, distribution, Options(**chosen), arguments.plot)
+        print(f"plot: {arguments.plot}")
+    return EXIT_OK
