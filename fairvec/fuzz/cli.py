@@ -1,0 +1,138 @@
+"""The ``fairvec fuzz`` command line (the work is in :mod:`fairvec.fuzz.command`).
+
+Importing this module imports nothing of the reference: ``fairvec run`` builds the same
+parser, and the runner never loads the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+MAX_SEED = 2**63 - 1
+
+
+def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fuzz = commands.add_parser(
+        "fuzz",
+        help="compare an implementation with the reference on random inputs",
+        description="Draw random inputs (spec/fuzz.yaml and the specs' input schemas), send "
+        "them to an adapter and compare every answer with the reference's: fairvec fuzz "
+        "[options] -- COMMAND [ARGS...], or --bundled python|node.",
+    )
+    adapter = fuzz.add_argument_group("adapter")
+    adapter.add_argument("--bundled", choices=("python", "node"), help="use a bundled adapter")
+    adapter.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per-input time limit before the adapter is killed (default 10)",
+    )
+    adapter.add_argument(
+        "--window",
+        type=_positive_int,
+        default=64,
+        metavar="N",
+        help="requests sent ahead of the answers (default 64)",
+    )
+    run = fuzz.add_argument_group("inputs")
+    run.add_argument(
+        "--algorithm",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only algorithms matching (e.g. 'casino.*'); repeatable",
+    )
+    run.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        help=f"the run's seed, 0 to {MAX_SEED} (default: a random one, printed); the same "
+        "seed, selection and count replay a run exactly",
+    )
+    run.add_argument(
+        "--count",
+        type=_positive_int,
+        default=100,
+        metavar="N",
+        help="inputs per algorithm (default 100)",
+    )
+    run.add_argument(
+        "--seconds",
+        type=_positive_float,
+        metavar="S",
+        help="stop drawing new inputs after S seconds in all (default: no limit)",
+    )
+    run.add_argument(
+        "--space",
+        type=Path,
+        metavar="FILE",
+        help="the input space (default: the installed spec/fuzz.yaml)",
+    )
+    shrink = fuzz.add_argument_group("mismatches")
+    shrink.add_argument(
+        "--shrink",
+        action="store_true",
+        help="reduce each reported mismatch to a smaller input that still disagrees",
+    )
+    shrink.add_argument(
+        "--shrink-attempts",
+        type=_positive_int,
+        default=300,
+        metavar="N",
+        help="inputs tried while shrinking one mismatch (default 300)",
+    )
+    shrink.add_argument(
+        "--max-details",
+        type=_positive_int,
+        default=5,
+        metavar="N",
+        help="mismatches reported (and shrunk) in full (default 5)",
+    )
+    shrink.add_argument(
+        "--cases",
+        type=Path,
+        metavar="FILE",
+        help="also write every reported mismatch (YAML documents) to FILE",
+    )
+    fuzz.add_argument(
+        "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
+    )
+    fuzz.set_defaults(handler=_fuzz)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError("must be a finite number above 0")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_SEED}")
+    return value
+
+
+def _fuzz(arguments: argparse.Namespace) -> int:
+    from fairvec.fuzz.command import fuzz_command  # imports the reference
+
+    return fuzz_command(arguments)

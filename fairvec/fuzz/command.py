@@ -1,0 +1,166 @@
+"""``fairvec fuzz``: run the fuzzer against an adapter and report.
+
+Exit status as ``fairvec run``: 0 no mismatch, 1 mismatches, 2 bad usage or an adapter
+(or the reference) that cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import secrets
+import shlex
+import sys
+from importlib import resources
+from pathlib import Path
+
+from fairvec.errors import FairvecError
+from fairvec.fuzz.engine import Fuzzer, Outcome
+from fairvec.fuzz.plan import AlgorithmPlan
+from fairvec.fuzz.report import (
+    dump_yaml,
+    mismatch_document,
+    write_mismatches,
+    write_reference_failures,
+    write_summary,
+)
+from fairvec.fuzz.space import Space, load_space
+from fairvec.jsonio import write_atomically
+from fairvec.runner.cli import bundled_adapter
+from fairvec.runner.process import AdapterStartError
+from fairvec.runner.session import Session
+from fairvec.specs import Spec, load_spec, spec_paths
+
+EXIT_OK, EXIT_MISMATCH, EXIT_INFRASTRUCTURE = 0, 1, 2
+
+
+def fuzz_command(arguments: argparse.Namespace) -> int:
+    command = _adapter_command(arguments)
+    space = load_space(arguments.space)
+    specs = _selected_specs(arguments.algorithm, space)
+    seed = str(arguments.seed if arguments.seed is not None else secrets.randbelow(2**32))
+    if arguments.cases:
+        _check_writable(arguments.cases)
+    try:
+        session = Session(command, timeout=arguments.timeout, window=arguments.window)
+    except AdapterStartError as error:
+        raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
+    try:
+        plans = _plans(specs, space, session)
+        print(
+            f"fairvec fuzz: seed {seed}; adapter {session.hello.name} {session.hello.version}; "
+            f"{len(plans)} algorithm(s), up to {arguments.count} inputs each"
+            + (f", {arguments.seconds:g} s at most" if arguments.seconds else ""),
+            flush=True,
+        )
+        fuzzer = Fuzzer(session, plans, seed)
+        outcome = fuzzer.run(arguments.count, arguments.seconds)
+        reported = outcome.mismatches[: arguments.max_details]
+        if arguments.shrink:
+            for mismatch in reported:
+                fuzzer.shrink(mismatch, arguments.shrink_attempts)
+    finally:
+        session.close()
+    return _report(arguments, outcome, seed, session)
+
+
+def _report(arguments: argparse.Namespace, outcome: Outcome, seed: str, session: Session) -> int:
+    write_mismatches(sys.stdout, outcome.mismatches, seed, arguments.max_details)
+    if arguments.cases:
+        documents = outcome.mismatches[: arguments.max_details]
+        text = "".join("---\n" + dump_yaml(mismatch_document(m, seed)) for m in documents)
+        write_atomically(arguments.cases, text)
+    write_summary(sys.stdout, outcome)
+    print(f"replay: {_replay(arguments, seed)}")
+    write_reference_failures(sys.stderr, outcome.reference_failures)
+    if session.infrastructure_error:
+        print(
+            f"fairvec: error: the adapter stopped for good: {session.infrastructure_error}",
+            file=sys.stderr,
+        )
+        return EXIT_INFRASTRUCTURE
+    if outcome.reference_failures:
+        return EXIT_INFRASTRUCTURE
+    return EXIT_MISMATCH if outcome.mismatches else EXIT_OK
+
+
+def _replay(arguments: argparse.Namespace, seed: str) -> str:
+    """The command line that draws exactly these inputs again."""
+    words = ["fairvec", "fuzz", "--seed", seed, "--count", str(arguments.count)]
+    for glob in arguments.algorithm:
+        words += ["--algorithm", glob]
+    if arguments.space:
+        words += ["--space", str(arguments.space)]
+    command = list(arguments.command)
+    if arguments.bundled:
+        words += ["--bundled", arguments.bundled]
+    else:
+        words += ["--", *(command[1:] if command[:1] == ["--"] else command)]
+    return shlex.join(words)
+
+
+def _adapter_command(arguments: argparse.Namespace) -> list[str]:
+    command = list(arguments.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if arguments.bundled and command:
+        raise FairvecError("give either --bundled or -- COMMAND, not both")
+    if arguments.bundled:
+        return bundled_adapter(arguments.bundled)
+    if not command:
+        raise FairvecError("no adapter: give --bundled python|node or -- COMMAND [ARGS...]")
+    return command
+
+
+def _spec_root() -> Path:
+    return Path(str(resources.files("fairvec").joinpath("spec")))
+
+
+def _selected_specs(globs: list[str], space: Space) -> list[Spec]:
+    root = _spec_root()
+    paths = spec_paths(root)
+    known = {f"{path.parent.name}.{path.stem}" for path in paths}
+    unknown = space.unknown_algorithms(known)
+    if unknown:
+        raise FairvecError(
+            f"{space.where}: algorithms/{unknown[0]}: no spec has this id (check the spelling)"
+        )
+    chosen = [
+        path
+        for path in paths
+        if not globs
+        or any(fnmatch.fnmatchcase(f"{path.parent.name}.{path.stem}", g) for g in globs)
+    ]
+    if not chosen:
+        raise FairvecError(f"--algorithm {' '.join(globs)}: no spec matches")
+    return [load_spec(path, root) for path in chosen]
+
+
+def _plans(specs: list[Spec], space: Space, session: Session) -> list[AlgorithmPlan]:
+    implemented = session.hello.algorithms
+    plans = []
+    for spec in specs:
+        if spec.id not in implemented:
+            continue
+        variants = [v for v in spec.variants if v in implemented[spec.id]]
+        if spec.variants and not variants:
+            print(
+                f"fairvec fuzz: {spec.id}: the adapter names none of its variants "
+                f"{spec.variants}; not fuzzed",
+                file=sys.stderr,
+            )
+            continue
+        plans.append(AlgorithmPlan(spec, space.for_algorithm(spec.id), variants))
+    if not plans:
+        raise FairvecError(
+            f"the adapter implements none of the {len(specs)} selected algorithm(s) "
+            f"(its hello names {', '.join(sorted(implemented)) or 'nothing'})"
+        )
+    return plans
+
+
+def _check_writable(path: Path) -> None:
+    if path.is_dir():
+        raise FairvecError(f"--cases {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise FairvecError(f"--cases {path}: the folder {path.parent} does not exist")

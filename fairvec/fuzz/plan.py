@@ -1,0 +1,133 @@
+"""One algorithm's fuzz inputs: a base input from the spec, then fuzz values over it.
+
+Input ``index`` of algorithm ``A`` under seed ``S`` is drawn from its own stream,
+``fairvec-fuzz/1/S/A/index``, so it is the same whatever else the run selects, and a
+mismatch can be replayed alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairvec.fuzz.fields import NOTHING, FieldFuzzer
+from fairvec.fuzz.picker import Picker
+from fairvec.inputs import draw, draw_inputs
+from fairvec.specs import Spec
+
+STREAM_FORMAT = "fairvec-fuzz/1/{seed}/{algorithm}/{index}"
+
+
+@dataclass
+class Drawn:
+    algorithm: str
+    index: int
+    input: dict[str, Any]
+    variant: str | None
+    how: list[str] = field(default_factory=list)  # how it was made, for the report
+    label: str = ""  # tells apart the shrinking candidates of one input
+
+
+class AlgorithmPlan:
+    def __init__(self, spec: Spec, settings: dict[str, Any], variants: list[str]) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.variants = variants  # the ones both the spec and the adapter name, spec order
+        self.schema: dict[str, Any] = spec.data["inputs"]
+        self.fields: dict[str, Any] = self.schema.get("properties", {})
+        self.required: list[str] = list(self.schema.get("required", []))
+        self.generated: list[dict[str, Any]] = spec.data.get("generated", [])
+        self.cases = [
+            (case["name"], case["input"] if "input" in case else case["find"]["input"])
+            for case in spec.data.get("cases", [])
+        ]
+        self.events: list[dict[str, Any]] = settings["events"]
+        self.fuzzer = FieldFuzzer(settings)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    def draw(self, seed: str, index: int) -> Drawn:
+        picker = Picker(STREAM_FORMAT.format(seed=seed, algorithm=self.id, index=index))
+        how: list[str] = []
+        inputs = self._base(picker, how)
+        self._mutate(inputs, picker, how)
+        if picker.chance(self.settings["input_invalid"]):
+            self._break_object(inputs, picker, how)
+        variant = picker.item(self.variants) if self.variants else None
+        return Drawn(self.id, index, inputs, variant, how)
+
+    def _base(self, picker: Picker, how: list[str]) -> dict[str, Any]:
+        weights = dict(self.settings["start"])
+        if not self.generated:
+            weights["generated"] = 0
+        if not self.cases:
+            weights["case"] = 0
+        if not self.events:
+            weights["event"] = 0
+        if not any(weight > 0 for weight in weights.values()):
+            weights = {"schema": 1}
+        start = picker.weighted(weights)
+        if start == "generated":
+            chosen = picker.item(self.generated)
+            how.append(f"generated set {chosen['name']}")
+            return draw_inputs(picker.stream, chosen["input"])
+        if start == "case":
+            name, inputs = picker.item(self.cases)
+            how.append(f"case {name}")
+            return dict(inputs)
+        if start == "event":
+            event = self._event(picker)
+            how.append(f"event {event['name']}")
+            base = self._base_for_event(picker)
+            return {**base, **{k: draw(picker.stream, g) for k, g in event["input"].items()}}
+        how.append("schema")
+        return self._from_schema(picker)
+
+    def _event(self, picker: Picker) -> dict[str, Any]:
+        weights = {str(i): event["weight"] for i, event in enumerate(self.events)}
+        return self.events[int(picker.weighted(weights))]
+
+    def _base_for_event(self, picker: Picker) -> dict[str, Any]:
+        if self.generated:
+            return draw_inputs(picker.stream, picker.item(self.generated)["input"])
+        if self.cases:
+            return dict(picker.item(self.cases)[1])
+        return self._from_schema(picker)
+
+    def _from_schema(self, picker: Picker) -> dict[str, Any]:
+        inputs: dict[str, Any] = {}
+        for name, schema in self.fields.items():
+            if name in self.required or picker.chance(0.5):
+                inputs[name] = self.fuzzer.valid(schema, None, picker)
+        return inputs
+
+    def _mutate(self, inputs: dict[str, Any], picker: Picker, how: list[str]) -> None:
+        names = list(self.fields)
+        count = min(int(picker.weighted(self.settings["mutate"])), len(names))
+        for name in picker.shuffled(names)[:count]:
+            schema = self.fields[name]
+            current = inputs.get(name)
+            if picker.chance(self.settings["invalid"]):
+                value = self.fuzzer.invalid(schema, current, picker)
+                if value is not NOTHING:
+                    inputs[name] = value
+                    how.append(f"{name}: invalid")
+                    continue
+            inputs[name] = self.fuzzer.valid(schema, current, picker)
+            how.append(f"{name}: fuzzed")
+
+    def _break_object(self, inputs: dict[str, Any], picker: Picker, how: list[str]) -> None:
+        present = [name for name in self.required if name in inputs]
+        if present and picker.chance(0.5):
+            name = picker.item(present)
+            del inputs[name]
+            how.append(f"{name}: removed")
+            return
+        names = list(self.fields) or ["input"]
+        base = picker.item(names)
+        unknown = picker.item([base.upper(), base.title(), f"{base}_", "extra"])
+        if unknown not in self.fields:
+            inputs[unknown] = 1
+            how.append(f"{unknown}: unknown field added")
