@@ -1,0 +1,378 @@
+"""``fairvec report --html FILE REPORT.json...``: one self-contained page from run reports.
+
+A matrix of algorithms (rows) by adapter run (columns), each cell the run's pass, fail,
+error, skip and not-run counts, coloured by the worst of them, linking to that cell's
+failures; each failure is a <details> element holding its input, expected, got and first
+difference. No script at all (<details> and links need none), no external asset, and a
+Content-Security-Policy that forbids both, so even a page an escaping bug had broken could
+not run code or reach the network.
+
+Everything a report holds may come from a hostile adapter: every string is stripped of
+terminal escapes and control characters (report.printable), cut to a stated size, then
+HTML-escaped (html.escape, quotes included) before it is placed in the page. The standard
+library does all of this; a template engine would add a dependency for a page this small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from fairvec.errors import FairvecError
+from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
+from fairvec.runner.report import printable
+from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
+
+SHOWN_TEXT = 200  # characters of a name, version, message or warning shown
+SHOWN_HEADLINE = 120  # characters of a failure's message shown before it is opened
+SHOWN_VALUE = 2000  # characters of an input, expected or got shown
+SHOWN_STDERR_LINES = 40  # stderr lines shown for one failure
+SHOWN_FAILURES = 100  # failures shown in full per cell; the rest are counted
+COUNTED = ("pass", "fail", "error", "skip", "not-run")  # the order a cell lists them
+# A cell's colour is its worst outcome (known failures apart from new ones).
+SEVERITY = ("fail", "error", "not-run", "unexpected", "known", "pass", "skip")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One validated JSON report, and the file it came from."""
+
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        results: list[dict[str, Any]] = self.data["results"]
+        return results
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def add_report_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = commands.add_parser(
+        "report",
+        help="turn JSON run reports into one HTML page",
+        description="Render one or more `fairvec run --json` reports as one self-contained "
+        "HTML page: algorithms by adapter, every failure with its input, expected, got and "
+        "first difference.",
+    )
+    report.add_argument(
+        "--html", type=Path, required=True, metavar="FILE", help="the page to write"
+    )
+    report.add_argument(
+        "--vectors",
+        type=Path,
+        metavar="DIR",
+        help="where the failures' inputs are looked up (default: the installed vectors)",
+    )
+    report.add_argument("reports", type=Path, nargs="+", metavar="REPORT.json")
+    report.set_defaults(handler=report_command)
+
+
+def report_command(arguments: argparse.Namespace) -> int:
+    runs = [load_run(path) for path in arguments.reports]
+    root: Path = arguments.vectors or default_vectors_root()
+    page = render(runs, Suite.read(root, runs))
+    write_atomically(arguments.html, page)
+    algorithms = len({result["algorithm"] for run in runs for result in run.results})
+    print(f"wrote {arguments.html} ({len(runs)} report(s), {algorithms} algorithm(s))")
+    return 0
+
+
+@cache
+def report_schema() -> dict[str, Any]:
+    text = resources.files("fairvec.runner").joinpath("schemas", "report.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def load_run(path: Path) -> Run:
+    """A JSON report, validated against runner/schemas/report.schema.json; a bad one is a
+    one-line error naming the file and the place."""
+    data = read_json(path, "a fairvec JSON report")
+    validator = jsonschema.Draft202012Validator(report_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        message = _cut(error.message, SHOWN_TEXT)
+        raise FairvecError(
+            f"{path}: {at}: {message} (not a `fairvec run --json` report of this version)"
+        )
+    return Run(path, data)
+
+
+# -- the inputs the reports do not carry ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The vectors the failures' inputs are looked up in, and whether each run's vectors
+    are exactly these (its digest says so)."""
+
+    root: Path
+    vectors: dict[str, dict[str, Any]]  # by id
+
+    @classmethod
+    def read(cls, root: Path, runs: list[Run]) -> Suite:
+        wanted = {result["algorithm"] for run in runs for result in run.results}
+        files = load_vector_files(root, wanted.__contains__)
+        return cls(root, {vector["id"]: vector for file in files for vector in file.vectors})
+
+    def matches(self, run: Run) -> bool:
+        """Whether this suite holds exactly the vectors the run ran (same digest)."""
+        if any(result["id"] not in self.vectors for result in run.results):
+            return False
+        vectors = [self.vectors[result["id"]] for result in run.results]
+        return vectors_digest(vectors) == str(run.data["vectors_digest"])
+
+    def input_of(self, result: dict[str, Any]) -> Any:
+        """The vector's input, when the suite's vector of that id is the one the run judged
+        (same expectation); None otherwise."""
+        if "input" in result:  # a report that carries its inputs
+            return result["input"]
+        vector = self.vectors.get(result["id"])
+        if vector is None or not json_equal(vector["expected"], result.get("expected")):
+            return None
+        return vector["input"]
+
+
+# -- the page ------------------------------------------------------------------------------
+
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
+h1 { font-size: 1.5em; margin: 0 0 .3em; }
+h2 { font-size: 1.2em; margin: 1.5em 0 .5em; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #c8c8c8; padding: .35em .6em; vertical-align: top; }
+thead th { background: #f0f0f0; }
+th.algorithm { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; }
+td.cell { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.cell a { color: inherit; }
+td.pass { background: #cfeccf; } td.skip, td.absent { background: #ececec; color: #555; }
+td.fail, td.error, td.not-run, td.unexpected { background: #f6c4c4; }
+td.known { background: #fbe3b0; }
+.runs td { font-size: .9em; max-width: 28em; overflow-wrap: anywhere; }
+.warning { color: #8a4b00; }
+details { margin: .25em 0; border-left: 4px solid #d66; padding-left: .5em; }
+details.known { border-color: #d9a400; }
+summary { cursor: pointer; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+dl { margin: .4em 0 .8em; } dt { font-weight: bold; margin-top: .3em; }
+dd { margin-left: 1em; }
+pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere;
+      background: #f7f7f7; padding: .3em; font-size: .9em; }
+:target { outline: 3px solid #4a7bd0; }
+"""
+
+
+def render(runs: list[Run], suite: Suite) -> str:
+    algorithms = sorted({result["algorithm"] for run in runs for result in run.results})
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            # no script, no request of any kind: only the inline style below
+            '<meta http-equiv="Content-Security-Policy" '
+            "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            "<title>fairvec report</title>",
+            f"<style>{STYLE}</style></head><body>",
+            "<h1>fairvec report</h1>",
+            _runs_table(runs, suite),
+            _matrix(runs, algorithms),
+            _failures(runs, algorithms, suite),
+            "</body></html>",
+            "",
+        ]
+    )
+
+
+def _runs_table(runs: list[Run], suite: Suite) -> str:
+    """Who ran what: one row per report, with its suite and the verdict."""
+    rows = []
+    for number, run in enumerate(runs, 1):
+        data = run.data
+        summary = data["summary"]
+        warnings = "".join(
+            f'<div class="warning">warning: {_text(warning)}</div>' for warning in data["warnings"]
+        )
+        note = (
+            ""
+            if suite.matches(run)
+            else (
+                f'<div class="warning">the inputs shown come from {_text(str(suite.root))}, '
+                "whose vectors are not exactly the ones this run used</div>"
+            )
+        )
+        rows.append(
+            f"<tr><td>{number}</td><td>{_adapter(run)}</td>"
+            f"<td>{_text(run.path.name)}</td>"
+            f"<td>fairvec {_text(data['suite_version'])}<br><code>"
+            f"{_text(data['vectors_digest'])}</code></td>"
+            f"<td>{_text(data['started_at'])}, {data['duration_seconds']:g}s, "
+            f"{data['restarts']} restart(s)</td>"
+            f'<td class="{"pass" if data["success"] else "fail"}">'
+            f"{'success' if data['success'] else 'FAILED'}: {summary['pass']} of "
+            f"{summary['total']} passed{warnings}{note}</td></tr>"
+        )
+    return (
+        '<h2>Runs</h2><table class="runs"><thead><tr><th>#</th><th>adapter</th><th>report</th>'
+        "<th>suite</th><th>run</th><th>verdict</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def _adapter(run: Run) -> str:
+    adapter = run.data["adapter"]
+    return f"{_text(adapter['name'])} {_text(adapter['version'])}"
+
+
+def _matrix(runs: list[Run], algorithms: list[str]) -> str:
+    heads = "".join(
+        f'<th scope="col">{_adapter(run)}<br><small>#{number}</small></th>'
+        for number, run in enumerate(runs, 1)
+    )
+    rows = []
+    for algorithm in algorithms:
+        cells = "".join(
+            _cell(
+                _anchor(number, algorithms, algorithm),
+                [r for r in run.results if r["algorithm"] == algorithm],
+            )
+            for number, run in enumerate(runs, 1)
+        )
+        rows.append(f'<tr><th scope="row" class="algorithm">{_text(algorithm)}</th>{cells}</tr>')
+    return (
+        '<h2>Algorithms by adapter</h2><table class="matrix"><thead><tr><th>algorithm</th>'
+        f"{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _cell(anchor: str, results: list[dict[str, Any]]) -> str:
+    if not results:
+        return '<td class="cell absent">not in this run</td>'
+    counted = Counter(result["status"] for result in results)
+    lines = [f"{counted[status]} {status}" for status in COUNTED if counted[status]]
+    known = sum(result["known_failure"] for result in results)
+    unexpected = sum(result["unexpected_pass"] for result in results)
+    if known:
+        lines.append(f"({known} known)")
+    if unexpected:
+        lines.append(f"{unexpected} unexpected pass")
+    text = "<br>".join(lines)
+    if any(_shown_as_failure(result) for result in results):
+        text = f'<a href="#{anchor}">{text}</a>'
+    return f'<td class="cell {_worst(results)}">{text}</td>'
+
+
+def _kind(result: dict[str, Any]) -> str:
+    if result["unexpected_pass"]:
+        return "unexpected"
+    if result["known_failure"] and result["status"] in ("fail", "error"):
+        return "known"
+    return str(result["status"])
+
+
+def _worst(results: list[dict[str, Any]]) -> str:
+    kinds = {_kind(result) for result in results}
+    return next(kind for kind in SEVERITY if kind in kinds)
+
+
+def _shown_as_failure(result: dict[str, Any]) -> bool:
+    return result["status"] in ("fail", "error", "not-run") or result["unexpected_pass"]
+
+
+def _anchor(number: int, algorithms: list[str], algorithm: str) -> str:
+    # numbers only: an algorithm id from a report is not trusted inside an attribute
+    return f"r{number}-a{algorithms.index(algorithm)}"
+
+
+def _failures(runs: list[Run], algorithms: list[str], suite: Suite) -> str:
+    parts = ["<h2>Failures</h2>"]
+    for number, run in enumerate(runs, 1):
+        for algorithm in algorithms:
+            failed = [
+                r for r in run.results if r["algorithm"] == algorithm and _shown_as_failure(r)
+            ]
+            if not failed:
+                continue
+            parts.append(
+                f'<h3 id="{_anchor(number, algorithms, algorithm)}">{_text(algorithm)}, '
+                f"{_adapter(run)} (#{number}): {len(failed)}</h3>"
+            )
+            parts.extend(_detail(result, suite) for result in failed[:SHOWN_FAILURES])
+            if len(failed) > SHOWN_FAILURES:
+                parts.append(
+                    f"<p>... and {len(failed) - SHOWN_FAILURES} more: see "
+                    f"{_text(run.path.name)}</p>"
+                )
+    if len(parts) == 1:
+        parts.append("<p>None.</p>")
+    return "\n".join(parts)
+
+
+def _detail(result: dict[str, Any], suite: Suite) -> str:
+    kind = _kind(result)
+    label = {"unexpected": "UNEXPECTED PASS", "known": "KNOWN FAILURE"}.get(
+        kind, str(result["status"]).upper()
+    )
+    message = result.get("message", "")
+    if result["unexpected_pass"]:
+        message = "listed as a known failure but passes now: remove it from the list"
+    fields = [("message", _text(message))] if message else []
+    given = suite.input_of(result)
+    fields.append(
+        (
+            "input",
+            _value(given)
+            if given is not None
+            else f"<em>not in the vectors at {_text(str(suite.root))}</em>",
+        )
+    )
+    if "expected" in result:
+        fields.append(("expected", _value(result["expected"])))
+    if "got" in result:
+        fields.append(("got", _value(result["got"])))
+        where = first_difference(result.get("expected"), result["got"])
+        if where:
+            fields.append(("first difference", f"<code>{_text(where)}</code>"))
+    elif "got_excerpt" in result:
+        fields.append(
+            ("got (the start of it)", f"<pre>{_text(result['got_excerpt'], SHOWN_VALUE)}</pre>")
+        )
+    stderr = result.get("stderr", [])
+    if stderr:
+        lines = [printable(line) for line in stderr[:SHOWN_STDERR_LINES]]
+        fields.append(("stderr", f"<pre>{_text(chr(10).join(lines), SHOWN_VALUE)}</pre>"))
+    body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields)
+    css = "known" if kind == "known" else "problem"
+    headline = f": {_text(message, SHOWN_HEADLINE)}" if message else ""
+    return (
+        f'<details class="{css}"><summary>{label} {_text(result["id"])}{headline}</summary>'
+        f"<dl>{body}</dl></details>"
+    )
+
+
+def _value(value: Any) -> str:
+    text = json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
+    return f"<pre>{_text(text, SHOWN_VALUE)}</pre>"
+
+
+def _text(text: str, limit: int = SHOWN_TEXT) -> str:
+    """Hostile text made safe to show: terminal escapes and control characters out, cut
+    to ``limit`` characters, then escaped for HTML (text and attribute values alike)."""
+    return html.escape(_cut(printable(text), limit), quote=True)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"

@@ -1,0 +1,256 @@
+"""``fairvec report --html``: the page built from real run reports, read back the way a
+person sees it, through headless Chromium (Debian package ``chromium``; skipped, saying so,
+where it is not installed).
+
+One run is clean; the other comes from a hostile adapter: a name that closes a script
+element, quotes and terminal colour codes in its version, a wrong output full of markup, a
+100,000-character output, a crash with colour codes and markup on stderr, and a known
+failure. Every count the test expects is taken from the JSON reports themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import fairvec
+
+from fairvec.vectorfiles import default_vectors_root
+
+VECTORS = default_vectors_root()
+CHROMIUM = next(
+    (found for name in ("chromium", "chromium-browser") if (found := shutil.which(name))), None
+)
+HOSTILE_NAME = '</script><script>alert("name")</script>'
+MARKUP = "</details></pre><script>alert(1)</script>\"'<b>bold</b>\x1b[31mred\x1b[0m"
+
+# An adapter answering from the committed vectors (never the reference), misbehaving on
+# the vectors named on its command line as MODE:ID.
+ADAPTER = r"""
+import json, sys
+from pathlib import Path
+
+root, name, version, *modes = sys.argv[1:]
+misbehave = dict(reversed(mode.split(":", 1)) for mode in modes)
+answers = {}
+for path in Path(root).glob("battle/*.json"):
+    for vector in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
+        answers[vector["id"]] = vector["expected"]
+algorithms = {"battle.move": [], "battle.ticket": [], "battle.attack": []}
+print(json.dumps({"type": "hello", "protocol": 1, "name": name, "version": version,
+                  "algorithms": algorithms}), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    expected, mode = answers[request["id"]], misbehave.get(request["id"])
+    if mode == "crash":
+        panic = "\x1b[31mpanic: </details><script>alert(2)</script>\x1b[0m"
+        print(panic, file=sys.stderr, flush=True)
+        sys.exit(1)
+    if mode == "markup":
+        answer = {"output": dict(expected["output"], move=MARKUP)}
+    elif mode == "huge":
+        answer = {"output": dict(expected["output"], move="A" * 100_000)}
+    elif "error" in expected:
+        answer = {"error": {"code": expected["error"]}}
+    else:
+        answer = {"output": expected["output"]}
+    print(json.dumps({"id": request["id"], **answer}), flush=True)
+""".replace("MARKUP", repr(MARKUP))
+
+
+def vectors(algorithm: str) -> list[dict[str, Any]]:
+    path = VECTORS / "battle" / f"{algorithm}.json"
+    found: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["vectors"]
+    return found
+
+
+def run_adapter(folder: Path, name: str, algorithms: list[str], *extra: str) -> Path:
+    adapter = folder / "adapter.py"
+    adapter.write_text(ADAPTER, encoding="utf-8")
+    report = folder / f"{len(list(folder.glob('*.json')))}.json"
+    selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
+    modes = [word for word in extra if ":" in word and not word.startswith("-")]
+    options = [word for word in extra if word not in modes]
+    version = '1.0 "quoted" \x1b[1;31mbold red\x1b[0m'
+    done = fairvec(
+        "run", *selection, *options, "--json", report, "--no-progress", "--",
+        sys.executable, adapter, VECTORS, name, version, *modes,
+    )  # fmt: skip
+    assert done.status in (0, 1), done.stderr
+    return report
+
+
+class Page(HTMLParser):
+    """What a browser's DOM holds: the elements seen, the matrix's cell texts, and each
+    <details> element's text by its summary."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.matrix: list[list[str]] = []
+        self.details: dict[str, str] = {}
+        self._table = ""
+        self._cell: list[str] | None = None
+        self._details: list[str] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        if tag in ("a", "link", "img", "script", "iframe") and (
+            found.get("href") or found.get("src")
+        ):
+            self.links.append(str(found.get("href") or found.get("src")))
+        if tag == "table":
+            self._table = str(found.get("class"))
+        elif tag == "tr" and self._table == "matrix":
+            self.matrix.append([])
+        elif tag in ("td", "th") and self._table == "matrix":
+            self._cell = []
+        elif tag == "br" and self._cell is not None:
+            self._cell.append("\n")
+        elif tag == "details":
+            self._details = []
+        elif tag in ("dt", "dd", "summary") and self._details is not None:
+            self._details.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.matrix[-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = ""
+        elif tag == "details" and self._details is not None:
+            text = "".join(self._details).strip()
+            self.details[text.split("\n", 1)[0]] = text
+            self._details = None
+
+    def handle_data(self, data: str) -> None:
+        self._text.append(data)
+        for sink in (self._cell, self._details):
+            if sink is not None:
+                sink.append(data)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+
+def seen_by_chromium(page: Path, profile: Path) -> Page:
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+         "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and "<body" in done.stdout, done.stderr[-2000:]
+    parsed = Page()
+    parsed.feed(done.stdout)
+    return parsed
+
+
+def expected_cell(report: dict[str, Any], algorithm: str) -> str:
+    results = [r for r in report["results"] if r["algorithm"] == algorithm]
+    if not results:
+        return "not in this run"
+    lines = [
+        f"{n} {status}"
+        for status in ("pass", "fail", "error", "skip", "not-run")
+        if (n := sum(r["status"] == status for r in results))
+    ]
+    known = sum(r["known_failure"] for r in results)
+    return "\n".join(lines + ([f"({known} known)"] if known else []))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium (Debian package chromium) absent")
+def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> None:
+    moves, tickets = vectors("move"), vectors("ticket")
+    markup_id, huge_id = moves[0]["id"], moves[-1]["id"]
+    crash_id, known_id = moves[len(moves) // 2]["id"], tickets[-1]["id"]
+    clean = run_adapter(tmp_path, "clean-port", ["battle.move", "battle.attack"])
+    known = tmp_path / "known.txt"
+    known.write_text(f"{known_id}\n", encoding="utf-8")
+    hostile = run_adapter(
+        tmp_path, HOSTILE_NAME, ["battle.move", "battle.ticket"],
+        "--known-failures", str(known),
+        f"markup:{markup_id}", f"huge:{huge_id}", f"crash:{crash_id}", f"markup:{known_id}",
+    )  # fmt: skip
+    page = tmp_path / "out" / "report.html"
+    done = fairvec("report", "--html", page, clean, hostile)
+    assert done.status == 0, done.stderr
+    assert done.stdout == f"wrote {page} (2 report(s), 3 algorithm(s))\n"
+    source = page.read_text(encoding="utf-8")
+    assert len(source) < 100_000  # the 100,000-character output is cut
+    assert "Content-Security-Policy" in source and "http:" not in source and "https:" not in source
+
+    seen = seen_by_chromium(page, tmp_path / "profile")
+    assert "script" not in seen.tags  # nothing an adapter wrote became an element
+    assert not {"b", "img", "iframe"} & set(seen.tags)
+    assert all(link.startswith("#") and link[1:] in seen.ids for link in seen.links)
+    assert seen.links  # the failing cells link to their failures
+    assert "\x1b" not in seen.text and "bold red" in seen.text
+
+    reports = [json.loads(path.read_text(encoding="utf-8")) for path in (clean, hostile)]
+    header, *rows = seen.matrix
+    assert header[1].startswith('clean-port 1.0 "quoted" bold red')
+    assert header[2].startswith(f'{HOSTILE_NAME} 1.0 "quoted" bold red')
+    algorithms = ["battle.attack", "battle.move", "battle.ticket"]
+    assert [row[0] for row in rows] == algorithms
+    for row, algorithm in zip(rows, algorithms, strict=True):
+        assert row[1:] == [expected_cell(report, algorithm) for report in reports]
+
+    problems = [r for r in reports[1]["results"] if r["status"] in ("fail", "error")]
+    assert sorted(r["id"] for r in problems) == sorted([markup_id, huge_id, crash_id, known_id])
+    # a summary reads "LABEL ID: message"
+    by_id = {
+        word.rstrip(":"): text
+        for summary, text in seen.details.items()
+        for word in summary.split()[:3]
+        if word.startswith("battle.")
+    }
+    assert set(by_id) == {r["id"] for r in problems} and len(seen.details) == len(problems)
+    for result in problems:
+        shown = by_id[result["id"]]
+        vector = next(v for v in moves + tickets if v["id"] == result["id"])
+        assert json.dumps(vector["input"], indent=1, sort_keys=True) in shown  # its input
+        assert json.dumps(result["expected"], indent=1, sort_keys=True) in shown
+    # shown as JSON text: markup as characters, colour codes as visible \u001b escapes
+    assert f'"move": {json.dumps(MARKUP)}' in by_id[markup_id]
+    assert "first difference\n.output.move" in by_id[markup_id]
+    assert "got (the start of it)" in by_id[huge_id] and "A" * 3000 not in by_id[huge_id]
+    assert "panic: </details><script>alert(2)</script>" in by_id[crash_id]  # as text
+    assert by_id[known_id].startswith(f"KNOWN FAILURE {known_id}: output differs at .move")
+    assert by_id[crash_id].startswith(f"ERROR {crash_id}: ")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"{not json", "a fairvec JSON report is not valid JSON"),
+        (b'{"format": "fairvec-report/1"}', "(top level): 'suite_version' is a required property"),
+        (b"\xff\xfe", "is not UTF-8 text"),
+        (None, "cannot read a fairvec JSON report"),
+    ],
+)
+def test_a_bad_report_is_one_line_naming_it(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_bytes(content)
+    page = tmp_path / "report.html"
+    done = fairvec("report", "--html", page, bad)
+    assert done.status == 2
+    assert done.stderr.startswith(f"fairvec: error: {bad}") and done.stderr.count("\n") == 1
+    assert message in done.stderr
+    assert not page.exists()
