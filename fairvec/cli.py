@@ -1,20 +1,25 @@
 """The ``fairvec`` command: ``generate`` (spec + reference → vectors) and ``run``
 (vectors → an adapter process → a report).
 
-Exit status: 0 all good, 1 failures (or stale vectors), 2 bad usage or infrastructure.
+Exit status: 0 all good, 1 failures (or stale vectors), 2 bad usage or infrastructure,
+3 an internal error (a bug in fairvec: one line, FAIRVEC_DEBUG=1 for the traceback),
+130 interrupted (Ctrl-C), 128 + N on signal N (143 for SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from fairvec import __version__
-from fairvec.errors import FairvecError
+from fairvec.errors import FairvecError, Interrupted
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_SIGNAL_BASE = 128  # the shell's convention: 128 + the signal's number
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -27,7 +32,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fairvec: interrupted", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_SIGNAL_BASE + signal.SIGINT
+    except Interrupted as stop:
+        print(f"fairvec: stopped by {stop.name}", file=sys.stderr)
+        return EXIT_SIGNAL_BASE + stop.signal_number
+    except Exception as error:  # a bug in fairvec: one line, and its own status
+        if os.environ.get("FAIRVEC_DEBUG"):
+            raise
+        detail = " ".join(str(error).split())[:300]  # one line, whatever the exception says
+        print(
+            f"fairvec: internal error: {type(error).__name__}: {detail} (a bug in fairvec: "
+            "please report it; FAIRVEC_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     return status
 
 
@@ -42,6 +60,18 @@ def _parser() -> argparse.ArgumentParser:
     from fairvec.runner.cli import add_run_command
 
     add_run_command(commands)
+    from fairvec.runner.html_report import add_report_command
+
+    add_report_command(commands)
+    from fairvec.fuzz.cli import add_fuzz_command
+
+    add_fuzz_command(commands)
+    from fairvec.release.cli import add_release_command
+
+    add_release_command(commands)
+    from fairvec.analysis.cli import add_analyze_command
+
+    add_analyze_command(commands)
     return parser
 
 
