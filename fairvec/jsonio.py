@@ -5,11 +5,34 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from fairvec.errors import FairvecError
+
+# orjson (the ``fast`` extra) parses about twice as fast as the json module. It is an
+# accelerator, never the judge: it refuses some JSON that json reads (a lone surrogate
+# escape, NaN, a number beyond a double) and it reads an integer beyond 64 bits as a float,
+# so a caller falls back to json whenever orjson refuses, and where a long integer may be
+# present (see fast_loads) never asks orjson at all.
+_orjson_loads: Callable[[bytes], Any] | None
+_orjson_sorted: Callable[[Any], bytes] | None
+_orjson_dumps: Callable[[Any], bytes] | None
+try:
+    import orjson
+
+    _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
+    _orjson_sorted = partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
+except ImportError:  # pragma: no cover - the pure-Python path is tested by FAIRVEC_NO_ORJSON
+    _orjson_loads = _orjson_sorted = _orjson_dumps = None
+if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
+    _orjson_loads = _orjson_sorted = _orjson_dumps = None
+# 19 digits in a row may be an integer beyond 64 bits (orjson would make it a float).
+_LONG_DIGITS = re.compile(rb"\d{19}")
 
 # Deeper than any real vector, spec or adapter message (they nest under ten levels), and far
 # enough below Python's recursion limit that comparing, validating and printing a value
@@ -40,6 +63,53 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def compact_ascii(value: Any) -> bytes:
+    """Compact JSON in ASCII (every other character a \\uXXXX escape). orjson writes it
+    about ten times faster where its text is ASCII; it may write a float another way than
+    json (1e16 for 1e+16: the same number). json writes what orjson cannot or would write
+    in UTF-8: non-ASCII text, a lone surrogate, an integer beyond 64 bits."""
+    if _orjson_dumps is not None:
+        try:
+            text = _orjson_dumps(value)
+        except TypeError:
+            pass
+        else:
+            if text.isascii():
+                return text
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def fast_loads(line: bytes) -> Any:
+    """One short text (an adapter's line), parsed as json.loads would, faster where orjson
+    is installed; raises what json.loads raises."""
+    if _orjson_loads is not None and not _LONG_DIGITS.search(line):
+        try:
+            return _orjson_loads(line)
+        except ValueError:
+            pass  # json decides, and says why
+    return json.loads(line)
+
+
+def trusted_loads(data: bytes) -> Any:
+    """A text already known to parse alike under orjson and json (see vectorfiles): orjson
+    where installed, json otherwise."""
+    if _orjson_loads is not None:
+        return _orjson_loads(data)
+    return json.loads(data)
+
+
+def orjson_agrees(data: bytes, value: Any) -> bool:
+    """Whether orjson reads ``data`` (already read by json as ``value``) to the same value,
+    types included (so an integer it would turn into a float counts as disagreeing)."""
+    if _orjson_loads is None:
+        return False
+    try:
+        other = _orjson_loads(data)
+    except ValueError:
+        return False
+    return canonical(other) == canonical(value)
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -91,6 +161,22 @@ def deeper_than(value: Any, limit: int) -> bool:
             deeper.extend([item for item in items if isinstance(item, (dict, list))])
         level = deeper
     return bool(level)
+
+
+def same_json(expected: Any, actual: Any) -> bool:
+    """json_equal, fast in the common case of equal values. json_equal implies Python's ==,
+    so != settles a difference at C speed; equal sorted orjson texts settle equality (the
+    same text is the same JSON value); anything else (1 against 1.0, True against 1, keys
+    in another order without orjson) is left to json_equal."""
+    if expected != actual:
+        return False
+    if _orjson_sorted is not None:
+        try:
+            if _orjson_sorted(expected) == _orjson_sorted(actual):
+                return True
+        except TypeError:  # orjson writes neither a lone surrogate nor a huge integer
+            pass
+    return json_equal(expected, actual)
 
 
 def json_equal(left: Any, right: Any) -> bool:

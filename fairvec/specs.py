@@ -42,6 +42,46 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
+# LibYAML's parser reads the specs about ten times faster than PyYAML's own. It is optional
+# (PyYAML wheels bundle it; a source build may not), and it refuses a few escapes that the
+# YAML spec allows and PyYAML reads (e.g. a lone surrogate "\ud800"), so a file it refuses is
+# read again by the pure-Python loader, which gives the verdict and the message.
+_CLoaderBase: type[Any] | None = getattr(yaml, "CSafeLoader", None)
+_FastLoader: type[Any] | None = None
+if _CLoaderBase is not None:
+    _FastLoader = type("_StrictCLoader", (_CLoaderBase,), {})
+    _FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+# LibYAML's composer recurses on the C stack: a file nested thousands of levels deep crashes
+# the interpreter (a segfault, not an exception). Such a file goes to the pure-Python loader,
+# whose RecursionError becomes a one-line error. Counting brackets ignores quoting, so it can
+# only over-count, which merely costs speed.
+_FAST_MAX_BRACKETS = 64
+_FAST_MAX_INDENT = 1_000
+
+
+def _shallow(text: str) -> bool:
+    depth = deepest = 0
+    for character in text:
+        if character in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif character in "]}":
+            depth = max(depth - 1, 0)
+    if deepest > _FAST_MAX_BRACKETS:
+        return False
+    return all(len(line) - len(line.lstrip(" ")) <= _FAST_MAX_INDENT for line in text.splitlines())
+
+
+def _load_yaml(text: str) -> Any:
+    if _FastLoader is not None and _shallow(text):
+        try:
+            return yaml.load(text, Loader=_FastLoader)
+        except yaml.YAMLError:
+            pass  # the pure-Python loader below decides, and says where and why
+    return yaml.load(text, Loader=_StrictLoader)
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -82,7 +122,7 @@ def load_spec(path: Path, spec_root: Path) -> Spec:
     where = _relative(path, spec_root.parent)
     try:
         text = decode_utf8(path.read_bytes(), where, "a spec file")
-        data = yaml.load(text, Loader=_StrictLoader)
+        data = _load_yaml(text)
     except FairvecError as error:
         message = str(error)  # decode_utf8 names the place itself; the loader does not
         place = "" if message.startswith(where) else f"{where}: "

@@ -9,6 +9,7 @@ import argparse
 import datetime as dt
 import difflib
 import fnmatch
+import hashlib
 import math
 import os
 import shutil
@@ -21,9 +22,12 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
+from fairvec.jsonio import canonical, read_json
+from fairvec.runner import accumulate as accumulated
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
     AdapterStartError,
@@ -31,15 +35,32 @@ from fairvec.runner.process import (
     become_subreaper,
 )
 from fairvec.runner.protocol import Hello
-from fairvec.runner.report import RunInfo, is_success, write_human, write_json, write_junit
-from fairvec.runner.results import Result, Work
-from fairvec.runner.session import MAX_CRASHES, Session
+from fairvec.runner.report import (
+    Coverage,
+    RunInfo,
+    SuiteSource,
+    is_success,
+    write_human,
+    write_json,
+    write_junit,
+)
+from fairvec.runner.results import KnownFailure, Result, Work
+from fairvec.runner.session import (
+    MAX_CRASHES,
+    AnySession,
+    ParallelSession,
+    Session,
+    jobs_for,
+)
 from fairvec.vectorfiles import (
     algorithm_of,
     default_vectors_root,
     load_vector_files,
     vectors_digest,
 )
+
+if TYPE_CHECKING:
+    from fairvec.release.verify import VerifiedSuite
 
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
 GLOB_CHARACTERS = set("*?[")
@@ -80,6 +101,15 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         default=32,
         metavar="N",
         help="requests sent ahead of the answers (default 32; 1 = lockstep)",
+    )
+    adapter.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=_cpus(),
+        metavar="N",
+        help="adapter processes run in parallel (default: the number of CPUs, here "
+        f"{_cpus()}; fewer for a small selection)",
     )
     adapter.add_argument(
         "--max-line-bytes",
@@ -124,11 +154,37 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="only vectors carrying this tag (e.g. document-example); repeatable",
     )
     select.add_argument(
+        "--exclude-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="leave out vectors carrying this tag (e.g. slow); repeatable",
+    )
+    accumulated.add_tier_option(select)
+    select.add_argument(
         "--known-failures",
         type=Path,
         metavar="FILE",
-        help="vector ids (or globs) expected to fail, one a line; one that "
-        "passes is reported so the list shrinks",
+        help="vector ids (or globs) expected to fail, one a line, each with an optional "
+        "'# reason'; one that passes is reported so the list shrinks",
+    )
+    release = run.add_argument_group("a verified release (docs/ci.md)")
+    release.add_argument(
+        "--suite",
+        type=Path,
+        metavar="ARCHIVE",
+        help="run the vectors of this release (fairvec-vectors-X.Y.Z.tar.gz), verified first",
+    )
+    release.add_argument(
+        "--trusted-key",
+        type=Path,
+        metavar="KEY",
+        help="the key --suite must be signed by: allowed_signers, OpenSSH or minisign public key",
+    )
+    release.add_argument(
+        "--min-version",
+        metavar="X.Y.Z",
+        help="refuse a --suite release older than this (a rollback)",
     )
     output = run.add_argument_group("reports")
     output.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
@@ -184,34 +240,46 @@ def _line_cap(text: str) -> int:
 def run_command(arguments: argparse.Namespace) -> int:
     command = _adapter_command(arguments)
     check_report_paths(arguments.json, arguments.junit)
-    works, variants = _select(arguments)
+    with verified_release(arguments) as release:  # verified before anything in it is read
+        return _run(arguments, command, release)
+
+
+def _run(arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None) -> int:
+    chosen = accumulated.select_for_run(arguments, arguments.vectors or default_vectors_root())
+    works, variants = _select(arguments, none_ok=bool(chosen))
+    suite = suite_source(arguments, release, works)
     known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
     become_subreaper()  # so a descendant that escapes the adapter's group is still ours
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     with _signals_stop_the_run(), _progress(
-        len(works), enabled=_progress_wanted(arguments)
+        len(works) + len(chosen), enabled=_progress_wanted(arguments)
     ) as advance:
-        session = _start_session(command, arguments, advance)
+        session = _start_session(command, arguments, advance, len(works))
         try:
             results = session.run(works)
+            streamed, restarts = accumulated.run_for_run(command, arguments, chosen, advance)
+            results += streamed
         except RunnerResourceError as error:
             raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
         finally:
             session.close()
     apply_known_failures(results, known)
     warnings = hello_warnings(session.hello, _suite_algorithms(arguments), variants)
-    warnings += run_warnings(session, results, fail_on_skip=arguments.fail_on_skip)
+    warnings += session.warnings + run_warnings(
+        session, results, fail_on_skip=arguments.fail_on_skip
+    )
     status = outcome(session, results, fail_on_skip=arguments.fail_on_skip)
     info = RunInfo(
-        suite_version=__version__,
-        vectors_digest=vectors_digest([work.vector for work in works]),
+        suite_version=suite.version,
+        vectors_digest=vectors_digest([w.vector for w in works] + [a.vector for a in chosen]),
         adapter_name=session.hello.name,
         adapter_version=session.hello.version,
         command=command,
         started_at=started_at,
         duration_seconds=time.monotonic() - clock,
-        restarts=session.restarts,
+        restarts=session.restarts + restarts,
+        coverage=coverage(arguments, suite, session.hello, known),
         hostname=socket.gethostname(),
         warnings=warnings,
         success=status == EXIT_OK,
@@ -220,25 +288,35 @@ def run_command(arguments: argparse.Namespace) -> int:
     return _report_status(session, results, status)
 
 
+def _cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def _start_session(
-    command: list[str], arguments: argparse.Namespace, advance: Callable[[], None]
-) -> Session:
+    command: list[str], arguments: argparse.Namespace, advance: Callable[[], None], vectors: int
+) -> AnySession:
+    options = {
+        "timeout": arguments.timeout,
+        "window": arguments.window,
+        "max_line": arguments.max_line_bytes,
+        "max_crashes": arguments.max_crashes,
+        "on_result": lambda _result: advance(),
+    }
+    jobs = jobs_for(arguments.jobs, vectors)
     try:
-        return Session(
-            command,
-            timeout=arguments.timeout,
-            window=arguments.window,
-            max_line=arguments.max_line_bytes,
-            max_crashes=arguments.max_crashes,
-            on_result=lambda _result: advance(),
-        )
+        if jobs > 1:
+            return ParallelSession(command, jobs=jobs, **options)
+        return Session(command, **options)
     except AdapterStartError as error:
         raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
     except RunnerResourceError as error:
         raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
 
 
-def outcome(session: Session, results: list[Result], *, fail_on_skip: bool) -> int:
+def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> int:
     if session.infrastructure_error or not _any_run(results):
         return EXIT_INFRASTRUCTURE
     if not is_success(results):
@@ -252,7 +330,7 @@ def _any_run(results: list[Result]) -> bool:
     return any(result.status in ("pass", "fail", "error") for result in results)
 
 
-def _report_status(session: Session, results: list[Result], status: int) -> int:
+def _report_status(session: AnySession, results: list[Result], status: int) -> int:
     """The one line on stderr that says why the status is 2."""
     if session.infrastructure_error:
         print(
@@ -334,7 +412,9 @@ def select_works(arguments: argparse.Namespace) -> list[Work]:
     return _select(arguments)[0]
 
 
-def _select(arguments: argparse.Namespace) -> tuple[list[Work], dict[str, list[str]]]:
+def _select(
+    arguments: argparse.Namespace, *, none_ok: bool = False
+) -> tuple[list[Work], dict[str, list[str]]]:
     """The works selected, and the variants of each algorithm selected."""
     root = arguments.vectors or default_vectors_root()
     works = []
@@ -350,10 +430,13 @@ def _select(arguments: argparse.Namespace) -> tuple[list[Work], dict[str, list[s
                 continue
             if arguments.tag and not set(arguments.tag) & set(vector["tags"]):
                 continue
+            if set(getattr(arguments, "exclude_tag", [])) & set(vector["tags"]):
+                continue
             works.append(Work(vector, vector_file.algorithm, schema))
-    if not works:
+    if not works and not none_ok:  # none_ok: accumulated vectors are selected
         raise FairvecError(
-            f"{root}: no vector matches the selection (check --algorithm, -k, --tag)"
+            f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
+            "--exclude-tag)"
         )
     return works, variants
 
@@ -392,7 +475,9 @@ def hello_warnings(
     return warnings
 
 
-def run_warnings(session: Session, results: list[Result], *, fail_on_skip: bool) -> list[str]:
+def run_warnings(
+    session: AnySession, results: list[Result], *, fail_on_skip: bool
+) -> list[str]:
     warnings = []
     sent = [r for r in results if r.status in ("pass", "fail", "error") or r.answered_unsupported]
     if sent and all(result.answered_unsupported for result in sent):
@@ -418,25 +503,133 @@ def _keyword(vector_id: str, pattern: str) -> bool:
     return pattern in vector_id
 
 
-def read_known_failures(path: Path) -> list[str]:
+def read_known_failures(path: Path) -> list[KnownFailure]:
+    """Entries ``ID-or-GLOB  # reason``, one a line; a line that is only a comment or
+    blank is skipped."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as error:
         raise FairvecError(f"--known-failures {path}: cannot read it ({error.strerror})") from None
     except UnicodeDecodeError:
         raise FairvecError(f"--known-failures {path}: not UTF-8 text") from None
-    entries = [line.split("#", 1)[0].strip() for line in lines]
-    return [entry for entry in entries if entry]
-
-
-def apply_known_failures(results: list[Result], known: list[str]) -> None:
-    for result in results:
-        if not _matches_any(result.id, known):
+    entries = []
+    for number, line in enumerate(lines, 1):
+        entry, _, reason = line.partition("#")
+        entry = entry.strip()
+        if not entry:
             continue
+        if len(entry.split()) > 1:
+            raise FairvecError(
+                f"--known-failures {path}:{number}: {entry!r} is more than one id; write one "
+                "id or glob a line, then '# reason'"
+            )
+        entries.append(KnownFailure(entry, reason.strip(), number))
+    return entries
+
+
+def apply_known_failures(results: list[Result], known: list[KnownFailure]) -> None:
+    """Each matched vector is judged on its own (docs/adapter-protocol.md, Known failures):
+    a glob is shorthand for the ids it matches, so a passing one is an unexpected pass."""
+    for result in results:
+        entry = next((k for k in known if fnmatch.fnmatchcase(result.id, k.entry)), None)
+        if entry is None:
+            continue
+        result.known = entry
         if result.status in ("fail", "error"):
             result.known_failure = True
         elif result.status == "pass":
             result.unexpected_pass = True
+
+
+# -- a verified release, and the coverage attestation ---------------------------------------
+
+
+@contextmanager
+def verified_release(arguments: argparse.Namespace) -> Iterator[VerifiedSuite | None]:
+    """With --suite, the release verified against --trusted-key and extracted to a
+    temporary folder (deleted afterwards), and --vectors pointed at it; else None."""
+    if arguments.suite is None:
+        if arguments.trusted_key or arguments.min_version:
+            raise FairvecError("--trusted-key and --min-version go with --suite ARCHIVE")
+        yield None
+        return
+    if arguments.vectors is not None:
+        raise FairvecError("give either --suite ARCHIVE or --vectors DIR, not both")
+    if arguments.trusted_key is None:
+        raise FairvecError(
+            f"--suite {arguments.suite}: give --trusted-key KEY (an allowed_signers file, an "
+            "OpenSSH or a minisign public key); a release is run only once verified"
+        )
+    from fairvec.release.verify import open_verified_suite
+
+    with open_verified_suite(
+        arguments.suite, arguments.trusted_key, arguments.min_version
+    ) as release:
+        arguments.vectors = release.vectors
+        yield release
+
+
+def suite_source(
+    arguments: argparse.Namespace, release: VerifiedSuite | None, works: list[Work]
+) -> SuiteSource:
+    """What the vectors were drawn from, with the digest of all of its vectors: the
+    signed one for a release; else computed as the release builder does, from the
+    selection itself when nothing was left out (no second reading)."""
+    if release is not None:
+        count = release.manifest.vectors
+        return SuiteSource(
+            release.version, release.digest, count, "release", str(arguments.suite), release.signer
+        )
+    root: Path = arguments.vectors or default_vectors_root()
+    installed = arguments.vectors is None
+    version = __version__ if installed else "unversioned"
+    source, location = ("installed" if installed else "folder"), str(root)
+    if not _narrowed(arguments):
+        digest = vectors_digest([work.vector for work in works])
+        return SuiteSource(version, digest, len(works), source, location)
+    digest, count = _streamed_digest(root)
+    return SuiteSource(version, digest, count, source, location)
+
+
+def _streamed_digest(root: Path) -> tuple[str, int]:
+    """vectors_digest over every vector under ``root``, one file in memory at a time: the
+    canonical JSON of a list is '[' + the items' canonical JSON joined by ',' + ']', so the
+    hash can be fed item by item (holding the whole suite parsed costs about 200 MB)."""
+    hasher, count = hashlib.sha256(b"["), 0
+    for path in sorted(root.glob("*/*.json")):
+        for vector in read_json(path, "a vector file")["vectors"]:
+            row = [vector["id"], vector["variant"], vector["input"], vector["expected"]]
+            hasher.update((b"," if count else b"") + _canonical_bytes(row))
+            count += 1
+    hasher.update(b"]")
+    return f"sha256:{hasher.hexdigest()}", count
+
+
+def _canonical_bytes(value: object) -> bytes:
+    # surrogatepass, as fairvec.jsonio.digest: a vector may hold a lone surrogate
+    return canonical(value).encode("utf-8", "surrogatepass")
+
+
+def _narrowed(arguments: argparse.Namespace) -> bool:
+    return bool(arguments.algorithm or arguments.keywords or arguments.tag or arguments.exclude_tag)
+
+
+def coverage(
+    arguments: argparse.Namespace, suite: SuiteSource, hello: Hello, known: list[KnownFailure]
+) -> Coverage:
+    selection = {
+        "algorithm": list(arguments.algorithm),
+        "keyword": list(arguments.keywords),
+        "tag": list(arguments.tag),
+        "exclude_tag": list(arguments.exclude_tag),
+    }
+    return Coverage(
+        suite=suite,
+        declared={name: list(variants) for name, variants in sorted(hello.algorithms.items())},
+        algorithms=sorted(_suite_algorithms(arguments)),
+        selection=selection,
+        known_failures=known,
+    )
 
 
 def _progress_wanted(arguments: argparse.Namespace) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 import jsonschema
 
-from fairvec.jsonio import first_difference, json_equal
+from fairvec.jsonio import first_difference, same_json
 from fairvec.runner.results import Result
 
 SHOWN_REASON = 200  # characters of an unsupported answer's reason kept in the report
@@ -43,7 +43,7 @@ def judge(
             f"expected error {expected['error']!r}, got an output",
             got=got,
         )
-    if json_equal(expected["output"], output):
+    if same_json(expected["output"], output):
         return Result(vector, algorithm, "pass", got=got)
     return Result(
         vector, algorithm, "fail", _describe(expected["output"], output, output_schema), got=got

@@ -216,13 +216,12 @@ def _runs_table(runs: list[Run], suite: Suite) -> str:
         rows.append(
             f"<tr><td>{number}</td><td>{_adapter(run)}</td>"
             f"<td>{_text(run.path.name)}</td>"
-            f"<td>fairvec {_text(data['suite_version'])}<br><code>"
-            f"{_text(data['vectors_digest'])}</code></td>"
+            f"<td>{_suite(data)}</td>"
             f"<td>{_text(data['started_at'])}, {data['duration_seconds']:g}s, "
             f"{data['restarts']} restart(s)</td>"
             f'<td class="{"pass" if data["success"] else "fail"}">'
             f"{'success' if data['success'] else 'FAILED'}: {summary['pass']} of "
-            f"{summary['total']} passed{warnings}{note}</td></tr>"
+            f"{summary['total']} passed{_known_entries(data)}{warnings}{note}</td></tr>"
         )
     return (
         '<h2>Runs</h2><table class="runs"><thead><tr><th>#</th><th>adapter</th><th>report</th>'
@@ -230,6 +229,35 @@ def _runs_table(runs: list[Run], suite: Suite) -> str:
         + "".join(rows)
         + "</tbody></table>"
     )
+
+
+def _suite(data: dict[str, Any]) -> str:
+    """The attestation's suite: which one, from where, signed by whom; the digest of all
+    its vectors and of those selected; and the runner's version."""
+    attested = data["attestation"]
+    suite = attested["suite"]
+    origin = {"release": "verified release", "installed": "installed", "folder": "folder"}
+    signer = f"<br>signed by {_text(suite['signer'])}" if suite["signer"] is not None else ""
+    return (
+        f"suite {_text(suite['version'])} ({origin[suite['source']]} "
+        f"{_text(suite['location'])}, {suite['vectors']} vectors){signer}"
+        f"<br>all: <code>{_text(suite['digest'])}</code>"
+        f"<br>selected: <code>{_text(data['vectors_digest'])}</code>"
+        f"<br>fairvec {_text(attested['runner']['version'])}"
+    )
+
+
+def _known_entries(data: dict[str, Any]) -> str:
+    """The --known-failures entries with their reasons and what became of them."""
+    lines = []
+    for known in data["attestation"]["known_failures"]:
+        reason = f" # {_text(known['reason'])}" if known["reason"] else " (no reason given)"
+        lines.append(
+            f'<div class="known-entry">known failure <code>{_text(known["entry"])}</code>'
+            f"{reason}: {known['still_failing']} still fail, {known['passing']} pass, "
+            f"{known['not_checked']} not checked</div>"
+        )
+    return "".join(lines)
 
 
 def _adapter(run: Run) -> str:
@@ -248,6 +276,7 @@ def _matrix(runs: list[Run], algorithms: list[str]) -> str:
             _cell(
                 _anchor(number, algorithms, algorithm),
                 [r for r in run.results if r["algorithm"] == algorithm],
+                run.data["attestation"]["algorithms"].get(algorithm),
             )
             for number, run in enumerate(runs, 1)
         )
@@ -258,11 +287,16 @@ def _matrix(runs: list[Run], algorithms: list[str]) -> str:
     )
 
 
-def _cell(anchor: str, results: list[dict[str, Any]]) -> str:
+def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] | None) -> str:
+    """A run's counts for one algorithm; an empty cell says whether the algorithm was left
+    out by the selection or is not in the suite that run used."""
     if not results:
-        return '<td class="cell absent">not in this run</td>'
+        absent = "not selected" if attested is not None else "not in this suite"
+        return f'<td class="cell absent">{absent}</td>'
     counted = Counter(result["status"] for result in results)
     lines = [f"{counted[status]} {status}" for status in COUNTED if counted[status]]
+    if attested is not None:  # why the skips were skipped
+        lines += [f"({n} {why})" for why, n in attested["skipped"].items() if n]
     known = sum(result["known_failure"] for result in results)
     unexpected = sum(result["unexpected_pass"] for result in results)
     if known:

@@ -17,13 +17,12 @@ from typing import Any
 
 import jsonschema
 
-from fairvec.jsonio import MAX_NESTING, deeper_than
+from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads
 
 PROTOCOL_VERSION = 1
 SHOWN = 120  # characters of a bad line quoted in a message
 # Counting brackets is nearly free; only a line with more of them than MAX_NESTING can be
 # nested that deep, so only such a line is walked.
-_OPENERS = (b"[", b"{")
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,17 @@ def request_line(vector: dict[str, Any], algorithm: str) -> str:
     return json.dumps(request, ensure_ascii=True, separators=(",", ":"))
 
 
+def request_bytes(vector: dict[str, Any], algorithm: str) -> bytes:
+    """request_line as bytes with its newline, faster (see compact_ascii)."""
+    request = {
+        "id": vector["id"],
+        "algorithm": algorithm,
+        "variant": vector["variant"],
+        "input": vector["input"],
+    }
+    return compact_ascii(request) + b"\n"
+
+
 @cache
 def protocol_schema() -> dict[str, Any]:
     text = (
@@ -84,14 +94,14 @@ def schema_problem(message: Any, definition: str) -> str | None:
 def _decode(line: bytes) -> tuple[Any, str | None]:
     """The JSON value of a line, or the reason it has none."""
     try:
-        value = json.loads(line)
+        value = fast_loads(line)
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 (byte {error.start}): {_quote(line)}"
     except json.JSONDecodeError as error:
         return None, f"not JSON ({error.msg} at character {error.pos}): {_quote(line)}"
     except RecursionError:
         return None, f"nested too deeply to read: {_quote(line)}"
-    if sum(line.count(opener) for opener in _OPENERS) > MAX_NESTING and deeper_than(
+    if line.count(b"[") + line.count(b"{") > MAX_NESTING and deeper_than(
         value, MAX_NESTING
     ):
         return None, f"nested more than {MAX_NESTING} levels deep: {_quote(line)}"

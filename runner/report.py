@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from fairvec import __version__
 from fairvec.jsonio import write_atomically
-from fairvec.runner.results import STATUSES, Result
+from fairvec.runner.results import SKIP_REASONS, STATUSES, KnownFailure, Result, skip_reason
 
 FORMAT = "fairvec-report/1"
 SHOWN_JSON = 400  # characters of an input or output shown in the human summary
@@ -29,6 +30,31 @@ _UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\uff
 
 
 @dataclass(frozen=True)
+class SuiteSource:
+    """Which suite the vectors were selected from: a verified release, the installed suite
+    or a folder. ``digest`` covers every vector of it (the signed one for a release), so
+    two reports with the same digest drew from the same vectors."""
+
+    version: str
+    digest: str
+    vectors: int
+    source: str  # "release", "installed" or "folder"
+    location: str  # the archive, or the folder
+    signer: str | None = None  # the release's signer, as the trusted key names it
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the attestation says beyond the results: what was asked for and declared."""
+
+    suite: SuiteSource
+    declared: dict[str, list[str]]  # the adapter's hello: algorithm -> variants
+    algorithms: list[str]  # every algorithm of the suite, selected or not
+    selection: dict[str, list[str]]  # the options that chose the vectors
+    known_failures: list[KnownFailure] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class RunInfo:
     suite_version: str
     vectors_digest: str
@@ -38,6 +64,7 @@ class RunInfo:
     started_at: str  # ISO 8601, UTC, with its offset
     duration_seconds: float
     restarts: int
+    coverage: Coverage
     hostname: str = "localhost"
     warnings: list[str] = field(default_factory=list)
     success: bool | None = None  # the run's verdict when it is more than is_success()
@@ -67,6 +94,79 @@ def is_success(results: list[Result]) -> bool:
     )
 
 
+# -- the coverage attestation ---------------------------------------------------------------
+
+
+def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage) -> dict[str, Any]:
+    """What was and was not checked of one algorithm: every selected vector is counted
+    exactly once, as run (passed, failed or errored), not run, or skipped for a reason."""
+    counted = Counter(result.status for result in results)
+    skipped = Counter(skip_reason(r, coverage.declared) for r in results if r.status == "skip")
+    return {
+        "declared": algorithm in coverage.declared,
+        "variants_declared": coverage.declared.get(algorithm),
+        "selected": len(results),
+        "run": counted["pass"] + counted["fail"] + counted["error"],
+        "passed": counted["pass"],
+        "failed": counted["fail"],
+        "errored": counted["error"],
+        "not_run": counted["not-run"],
+        "skipped": {reason: skipped[reason] for reason in SKIP_REASONS},
+        "known_failures": sum(result.known_failure for result in results),
+        "unexpected_passes": sum(result.unexpected_pass for result in results),
+    }
+
+
+def known_failure_entries(coverage: Coverage, results: list[Result]) -> list[dict[str, Any]]:
+    """Each --known-failures entry with its reason and what became of the vectors it
+    lists in this run (a vector counts for the first entry that lists it)."""
+    entries = []
+    for known in coverage.known_failures:
+        listed = [result for result in results if result.known is known]
+        entries.append(
+            {
+                "entry": known.entry,
+                "reason": known.reason,
+                "line": known.line,
+                "still_failing": sum(result.known_failure for result in listed),
+                "passing": sum(result.unexpected_pass for result in listed),
+                "not_checked": sum(result.status in ("skip", "not-run") for result in listed),
+            }
+        )
+    return entries
+
+
+def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
+    """The report's statement of exactly what was and was not checked."""
+    coverage = info.coverage
+    by_algorithm: dict[str, list[Result]] = {name: [] for name in coverage.algorithms}
+    for result in results:
+        by_algorithm.setdefault(result.algorithm, []).append(result)
+    suite = coverage.suite
+    return {
+        "runner": {"name": "fairvec", "version": __version__},
+        "suite": {
+            "version": suite.version,
+            "digest": suite.digest,
+            "vectors": suite.vectors,
+            "source": suite.source,
+            "location": suite.location,
+            "signer": suite.signer,
+        },
+        "adapter": {
+            "name": info.adapter_name,
+            "version": info.adapter_version,
+            "algorithms": coverage.declared,
+        },
+        "selection": coverage.selection,
+        "known_failures": known_failure_entries(coverage, results),
+        "algorithms": {
+            name: algorithm_coverage(name, group, coverage)
+            for name, group in sorted(by_algorithm.items())
+        },
+    }
+
+
 # -- the terminal --------------------------------------------------------------------------
 
 
@@ -79,11 +179,14 @@ def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_detail
     known = [r for r in results if r.known_failure]
     if known:
         stream.write(f"{len(known)} known failure(s) still fail, as listed.\n")
+    _write_known_entries(stream, info, results)
     for warning in info.warnings:
         stream.write(f"warning: {printable(warning)}\n")
+    _write_coverage(stream, info, results)
     command = printable(" ".join(info.command))
     stream.write(
-        f"fairvec {info.suite_version}, vectors {info.vectors_digest}\n"
+        f"fairvec {__version__}, vectors {info.vectors_digest}\n"
+        f"{_suite_line(info.coverage.suite)}\n"
         f"adapter {printable(info.adapter_name)} {printable(info.adapter_version)} ({command}), "
         f"{info.duration_seconds:.2f}s, {info.restarts} restart(s)\n"
     )
@@ -93,6 +196,48 @@ def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_detail
         f"{summary['pass']} passed, {summary['fail']} failed, {summary['error']} errors, "
         f"{summary['skip']} skipped{not_run}\n"
     )
+
+
+def _suite_line(suite: SuiteSource) -> str:
+    where = printable(suite.location)
+    if suite.source == "release":
+        signer = printable(suite.signer or "no signer")
+        origin = f"verified release {where}, signed by {signer}"
+    else:
+        origin = f"{suite.source} {where}"
+    return f"suite {suite.version} {suite.digest} ({suite.vectors} vectors; {origin})"
+
+
+def _write_known_entries(stream: TextIO, info: RunInfo, results: list[Result]) -> None:
+    entries = known_failure_entries(info.coverage, results)
+    if not entries:
+        return
+    stream.write("known failures listed:\n")
+    for entry in entries:
+        reason = f"  # {printable(entry['reason'])}" if entry["reason"] else "  (no reason given)"
+        stream.write(
+            f"  {printable(entry['entry'])}{reason}: {entry['still_failing']} still fail, "
+            f"{entry['passing']} pass, {entry['not_checked']} not checked\n"
+        )
+
+
+def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result]) -> None:
+    """The attestation in brief: how many algorithms were selected and fully run, and a
+    line for each one of which something selected was not run (the JSON has them all)."""
+    algorithms = attestation(info, results)["algorithms"]
+    selected = {name: entry for name, entry in algorithms.items() if entry["selected"]}
+    partial = {name: entry for name, entry in selected.items() if entry["run"] < entry["selected"]}
+    stream.write(
+        f"coverage: {len(selected)} of {len(algorithms)} algorithm(s) selected, "
+        f"{len(selected) - len(partial)} with every selected vector run\n"
+    )
+    for name, entry in partial.items():
+        skipped = ", ".join(f"{n} {reason}" for reason, n in entry["skipped"].items() if n)
+        not_run = f", {entry['not_run']} not run" if entry["not_run"] else ""
+        stream.write(
+            f"  {printable(name)}: {entry['run']} of {entry['selected']} run"
+            f"{not_run}{f', skipped: {skipped}' if skipped else ''}\n"
+        )
 
 
 def _needs_attention(result: Result) -> bool:
@@ -142,6 +287,7 @@ def json_report(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         "summary": counts(results),
         "success": is_success(results) if info.success is None else info.success,
         "warnings": info.warnings,
+        "attestation": attestation(info, results),
         "results": [_result_entry(result) for result in results],
     }
 
@@ -156,6 +302,9 @@ def _result_entry(result: Result) -> dict[str, Any]:
         "unexpected_pass": result.unexpected_pass,
         "seconds": round(result.seconds, 6),
     }
+    if result.known is not None:
+        entry["known_failure_entry"] = result.known.entry
+        entry["known_failure_reason"] = result.known.reason
     if result.status != "pass":
         entry["message"] = result.message
         entry["expected"] = result.vector["expected"]
@@ -196,6 +345,7 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
     'expected failure', so a known failure is reported as skipped, with the reason; a
     vector not run is an error (the run did not check it)."""
     root = ET.Element("testsuites")  # Ant's schema allows it no attribute
+    attested = attestation(info, results)
     by_algorithm: dict[str, list[Result]] = {}
     for result in results:
         by_algorithm.setdefault(result.algorithm, []).append(result)
@@ -217,16 +367,43 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
             timestamp=timestamp,
             hostname=printable(info.hostname) or "localhost",
         )
-        properties = ET.SubElement(suite, "properties")
-        _property(properties, "fairvec", info.suite_version)
-        _property(properties, "vectors_digest", info.vectors_digest)
-        _property(properties, "adapter", f"{info.adapter_name} {info.adapter_version}")
+        _junit_properties(ET.SubElement(suite, "properties"), info, attested, algorithm)
         for result in group:
             _junit_case(suite, result)
         ET.SubElement(suite, "system-out")
         ET.SubElement(suite, "system-err")
     ET.indent(root)
     write_atomically(path, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def _junit_properties(
+    properties: ET.Element, info: RunInfo, attested: dict[str, Any], algorithm: str
+) -> None:
+    """The attestation, repeated in every <testsuite> (Ant's schema gives <testsuites> no
+    properties): the run's as a whole, then this algorithm's counts."""
+    suite = attested["suite"]
+    _property(properties, "fairvec", __version__)
+    _property(properties, "vectors_digest", info.vectors_digest)
+    _property(properties, "adapter", f"{info.adapter_name} {info.adapter_version}")
+    _property(properties, "suite.version", suite["version"])
+    _property(properties, "suite.digest", suite["digest"])
+    _property(properties, "suite.source", f"{suite['source']} {suite['location']}")
+    if suite["signer"] is not None:
+        _property(properties, "suite.signer", suite["signer"])
+    declared = attested["algorithms"][algorithm]["variants_declared"]
+    _property(properties, "adapter.declares", "no" if declared is None else json.dumps(declared))
+    _property(properties, "selection", json.dumps(attested["selection"]))
+    for known in attested["known_failures"]:
+        reason = f"  # {known['reason']}" if known["reason"] else ""
+        _property(properties, "known_failure", known["entry"] + reason)
+    not_selected = [name for name, entry in attested["algorithms"].items() if not entry["selected"]]
+    _property(properties, "algorithms.not_selected", " ".join(not_selected))
+    for key, value in attested["algorithms"][algorithm].items():
+        if key == "skipped":
+            for reason, count in value.items():
+                _property(properties, f"coverage.skipped.{reason}", str(count))
+        elif key not in ("declared", "variants_declared"):
+            _property(properties, f"coverage.{key}", str(value))
 
 
 def _property(properties: ET.Element, name: str, value: str) -> None:
@@ -255,7 +432,8 @@ def _junit_case(suite: ET.Element, result: Result) -> None:
     if result.unexpected_pass:
         message = "listed as a known failure but passes now: remove it from the list"
     elif result.known_failure:
-        message = f"known failure: {result.message}"
+        reason = f" ({result.known.reason})" if result.known and result.known.reason else ""
+        message = f"known failure{reason}: {result.message}"
     else:
         message = result.message
     element = ET.SubElement(case, kind, message=printable(message))

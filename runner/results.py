@@ -8,6 +8,17 @@ from typing import Any
 # not-run: the run stopped before the vector was tried (the adapter kept crashing, or
 # could not be restarted); the run then exits 2.
 STATUSES = ("pass", "fail", "error", "skip", "not-run")
+# Why a vector was skipped, as the coverage attestation counts them.
+SKIP_REASONS = ("algorithm-not-declared", "variant-not-declared", "adapter-unsupported")
+
+
+@dataclass(frozen=True)
+class KnownFailure:
+    """One --known-failures entry: an id or glob, the reason its comment gives, its line."""
+
+    entry: str
+    reason: str
+    line: int
 
 
 @dataclass
@@ -22,6 +33,7 @@ class Result:
     unexpected_pass: bool = False
     seconds: float = 0.0  # from becoming the oldest unanswered request to its end
     answered_unsupported: bool = False  # a skip the adapter asked for, not one from the hello
+    known: KnownFailure | None = None  # the --known-failures entry that lists it
 
     @property
     def id(self) -> str:
@@ -33,3 +45,14 @@ class Work:
     vector: dict[str, Any]
     algorithm: str
     output_schema: dict[str, Any]
+
+
+def skip_reason(result: Result, declared: dict[str, list[str]]) -> str:
+    """Which of SKIP_REASONS skipped ``result``, given the algorithms and variants the
+    adapter's hello declared: the hello decides before anything is sent; an answer of
+    unsupported is the adapter's own."""
+    if result.answered_unsupported:
+        return "adapter-unsupported"
+    if result.algorithm not in declared:
+        return "algorithm-not-declared"
+    return "variant-not-declared"

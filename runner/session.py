@@ -19,11 +19,14 @@ run stops: the vectors left are "not run" and the run exits 2.
 
 from __future__ import annotations
 
+import math
 import re
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from fairvec.runner.compare import judge
 from fairvec.runner.process import (
@@ -39,7 +42,7 @@ from fairvec.runner.protocol import (
     parse_hello,
     parse_response,
     quote,
-    request_line,
+    request_bytes,
 )
 from fairvec.runner.results import Result, Work
 
@@ -92,8 +95,10 @@ class Session:
         max_line: int = DEFAULT_MAX_LINE,
         max_crashes: int = MAX_CRASHES,
         on_result: Callable[[Result], None] = lambda _result: None,
+        judge: Callable[[dict[str, Any], str, dict[str, Any], dict[str, Any]], Result] = judge,
     ) -> None:
         self.command = list(command)
+        self.judge = judge  # accumulated vectors collect answers instead (runner/accumulate.py)
         self.timeout = timeout
         self.window = window
         self.startup_timeout = startup_timeout
@@ -104,6 +109,7 @@ class Session:
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
         self.stray_lines: list[str] = []  # lines that concern no vector (quoted)
+        self.warnings: list[str] = []  # for the report (ParallelSession has its own)
         self._losses = 0  # crashes, hangs, failed restarts since the last answer
         self._pending: deque[Work] = deque()
         self._inflight: deque[_Flight] = deque()
@@ -115,23 +121,36 @@ class Session:
         self._stderr_total = 0
         self._stderr_mark = 0  # _stderr_total at the last answer
         self._results: list[Result] = []
+        # -j: the queue this session shares with the others (empty when alone), and the
+        # flag that stops them all (set when one gives up, or on the way out)
+        self._shared: deque[Work] = deque()
+        self._stop = threading.Event()
+        self._closed = False
+        self._starting: AdapterProcess | None = None
         self.hello: Hello = self._start()
 
     # -- starting ------------------------------------------------------------------------
 
     def _start(self) -> Hello:
+        if self._closed:  # -j: close() came from another thread; start nothing more
+            raise AdapterStartError("the run was stopped")
         process = AdapterProcess(self.command, max_line=self.max_line)
+        self._starting = process  # so close() from another thread kills it too
         try:
+            if self._closed:
+                raise AdapterStartError("the run was stopped")
             return self._greeted(process)
         except BaseException:  # no hello, or fairvec interrupted meanwhile: leave nothing
             process.kill()
             raise
+        finally:
+            self._starting = None
 
     def _greeted(self, process: AdapterProcess) -> Hello:
         self._stderr.clear()
         self._stderr_total = self._stderr_mark = 0
         deadline = time.monotonic() + self.startup_timeout
-        while (remaining := deadline - time.monotonic()) > 0:
+        while (remaining := deadline - time.monotonic()) > 0 and not process.closed:
             events = process.poll(remaining)
             for index, event in enumerate(events):
                 if event.kind == "stderr":
@@ -173,14 +192,20 @@ class Session:
 
     def close(self) -> None:
         """Kill the adapter and everything it started (run() has already let a finished
-        adapter exit politely; close() is for the way out of an interrupted run)."""
-        if self.process:
-            self.process.kill()
-            self.process = None
+        adapter exit politely; close() is for the way out of an interrupted run). Safe
+        to call from another thread (-j): the session then starts nothing more."""
+        self._closed = True
+        self._stop.set()
+        for process in (self._starting, self.process):
+            if process is not None:
+                process.kill()
+        self.process = None
 
     # -- the run -------------------------------------------------------------------------
 
-    def run(self, works: Sequence[Work]) -> list[Result]:
+    def run(self, works: Sequence[Work], *, keep_open: bool = False) -> list[Result]:
+        """``keep_open``: leave the adapter up for the next run() (a stream of blocks);
+        a late line about this run's vectors is then a stray line."""
         self._results = []
         for work in works:
             reason = self._unsupported_reason(work)
@@ -188,12 +213,11 @@ class Session:
                 self._finish(Result(work.vector, work.algorithm, "skip", reason))
             else:
                 self._pending.append(work)
-        while (self._pending or self._inflight) and self.infrastructure_error is None:
-            if self.process is None and not self._restart():
-                break
-            self._fill()
-            self._step()
-        self._drain_at_end()
+        self._drive()
+        if keep_open:
+            self._ended_here.clear()  # a long stream would keep every answer otherwise
+        else:
+            self._drain_at_end()
         # Skips end first and a crash resends vectors later; report in the vectors' order.
         position = {work.vector["id"]: index for index, work in enumerate(works)}
         return sorted(self._results, key=lambda result: position[result.id])
@@ -207,19 +231,43 @@ class Session:
             return f"the adapter does not implement variant {variant!r}"
         return None
 
+    def _drive(self) -> None:
+        """Until every request of its own and of the shared queue has ended."""
+        while (self._pending or self._inflight or self._has_shared()) and (
+            self.infrastructure_error is None and not self._closed
+        ):
+            if self.process is None and not self._restart():
+                break
+            self._fill()
+            if self._inflight:  # (-j: another session may have taken the last work)
+                self._step()
+
+    def _has_shared(self) -> bool:
+        return bool(self._shared) and not self._stop.is_set()
+
+    def _next_work(self) -> Work | None:
+        """A resent request first, then the shared queue's next (-j)."""
+        if self._pending:
+            return self._pending.popleft()
+        if self._stop.is_set():
+            return None
+        try:
+            return self._shared.popleft()  # atomic: sessions in other threads pull too
+        except IndexError:
+            return None
+
     def _fill(self) -> None:
         """Send requests up to the window, in one write."""
         assert self.process
         lines = []
         now = time.monotonic()
-        while self._pending and len(self._inflight) < self.window:
-            work = self._pending.popleft()
+        while len(self._inflight) < self.window and (work := self._next_work()) is not None:
             flight = _Flight(work, now)
             self._inflight.append(flight)
             self._by_id[flight.id] = flight
-            lines.append(request_line(work.vector, work.algorithm))
+            lines.append(request_bytes(work.vector, work.algorithm))
         if lines:
-            self.process.send(("\n".join(lines) + "\n").encode("ascii"))
+            self.process.send(b"".join(lines))
 
     def _step(self) -> None:
         """Wait for what the adapter says (or the head's deadline) and act on all of it."""
@@ -308,7 +356,7 @@ class Session:
             result = self._error(flight, f"the adapter sent a bad response: {response.problem}")
         else:
             work = flight.work
-            result = judge(work.vector, work.algorithm, work.output_schema, response.message)
+            result = self.judge(work.vector, work.algorithm, work.output_schema, response.message)
             result.seconds = time.monotonic() - flight.head_since
         self._stderr_mark = self._stderr_total
         self._ended_here[flight.id] = result
@@ -440,7 +488,7 @@ class Session:
             )
 
     def _restart(self) -> bool:
-        while self.infrastructure_error is None:
+        while self.infrastructure_error is None and not self._closed:
             try:
                 self.hello = self._start()
             except AdapterStartError as error:
@@ -451,10 +499,21 @@ class Session:
         return False
 
     def _give_up(self, reason: str) -> None:
+        """The crash budget is spent: nothing more is sent, by this session or (-j) any
+        other; what they already sent ends normally."""
         self.infrastructure_error = reason
+        self._stop.set()
         for work in self._pending:
             self._finish(Result(work.vector, work.algorithm, "not-run", f"not run: {reason}"))
         self._pending.clear()
+        while (left := self._next_shared()) is not None:
+            self._finish(Result(left.vector, left.algorithm, "not-run", f"not run: {reason}"))
+
+    def _next_shared(self) -> Work | None:
+        try:
+            return self._shared.popleft()
+        except IndexError:
+            return None
 
     def _drain_at_end(self) -> None:
         """Close stdin and read what the adapter still says: a duplicate of the last answer
@@ -501,3 +560,158 @@ class Session:
     def _finish(self, result: Result) -> None:
         self._results.append(result)
         self.on_result(result)
+
+
+# -- -j N ----------------------------------------------------------------------------------
+
+MIN_VECTORS_PER_JOB = 1000  # fewer a job, and one more adapter's start-up costs more than it saves
+
+
+def jobs_for(requested: int, vectors: int) -> int:
+    """How many adapters a run of ``vectors`` is worth: an adapter's start-up (about 0.1 s,
+    see docs/benchmarks.md) is the time a fast adapter takes for a thousand vectors."""
+    return max(1, min(requested, math.ceil(vectors / MIN_VECTORS_PER_JOB)))
+
+
+class ParallelSession:
+    """``-j N``: N sessions, each with its own adapter process, fed from one shared queue.
+
+    Every attribution rule is a session's own (one adapter's stdout, stderr and exit concern
+    only the requests that session sent it), so a crash, a hang or a garbage line is charged
+    exactly as at -j 1. The queue is shared, not cut into contiguous chunks, because the
+    slow vectors sit together in vector order (chain walks, whole pay tables): chunks would
+    leave one adapter with all of them. Each session takes up to its window at a time,
+    resends after a crash go back to the session that lost them, and the merged results are
+    put back in vector order. When one session spends its crash budget, nothing more is
+    sent by any: the shared queue's vectors are "not run", and what was already sent ends.
+
+    The first session starts in the constructor (its hello, or its failure to start, is the
+    run's); the others start in threads at the same time, and one that cannot start, or
+    greets differently, is left out with a warning (the run goes on with fewer).
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        jobs: int,
+        on_result: Callable[[Result], None] = lambda _result: None,
+        **options: Any,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._on_result = on_result
+        self.warnings: list[str] = []
+        self._stop = threading.Event()
+        self._queue: deque[Work] = deque()
+        extra: list[Session | None] = [None] * (jobs - 1)
+        starters = [
+            threading.Thread(target=self._start_one, args=(command, options, extra, index))
+            for index in range(jobs - 1)
+        ]
+        for starter in starters:
+            starter.start()
+        try:
+            self.first = self._share(Session(command, on_result=self._report, **options))
+        except BaseException:  # the run's own start failed: leave no instance behind
+            self._stop.set()
+            for starter in starters:
+                _join(starter)
+            for session in extra:
+                if session is not None:
+                    session.close()
+            raise
+        for starter in starters:
+            _join(starter)
+        self.sessions = [self.first]
+        for session in extra:
+            if session is None:
+                continue
+            if session.hello != self.first.hello:
+                session.close()
+                self.warnings.append("an adapter instance (-j) greeted differently; left out")
+            else:
+                self.sessions.append(session)
+
+    def _start_one(
+        self, command: Sequence[str], options: dict[str, Any], into: list[Session | None], at: int
+    ) -> None:
+        try:
+            into[at] = self._share(Session(command, on_result=self._report, **options))
+        except Exception as error:  # the run goes on with the others
+            self.warnings.append(f"an adapter instance (-j) could not be started: {error}")
+
+    def _share(self, session: Session) -> Session:
+        session._shared = self._queue
+        session._stop = self._stop
+        return session
+
+    def _report(self, result: Result) -> None:
+        with self._lock:  # progress bars are not thread-safe
+            self._on_result(result)
+
+    @property
+    def hello(self) -> Hello:
+        return self.first.hello
+
+    @property
+    def restarts(self) -> int:
+        return sum(session.restarts for session in self.sessions)
+
+    @property
+    def infrastructure_error(self) -> str | None:
+        return next((s.infrastructure_error for s in self.sessions if s.infrastructure_error), None)
+
+    @property
+    def stray_lines(self) -> list[str]:
+        return [line for session in self.sessions for line in session.stray_lines]
+
+    def run(self, works: Sequence[Work]) -> list[Result]:
+        for session in self.sessions:
+            session._results = []
+        for work in works:
+            reason = self.first._unsupported_reason(work)  # every instance greeted alike
+            if reason:
+                self.first._finish(Result(work.vector, work.algorithm, "skip", reason))
+            else:
+                self._queue.append(work)
+        failures: list[BaseException] = []
+        workers = [
+            threading.Thread(target=self._drive, args=(session, failures), daemon=True)
+            for session in self.sessions[1:]
+        ]
+        for worker in workers:
+            worker.start()
+        self._drive_here(self.first)
+        for worker in workers:
+            _join(worker)
+        if failures:
+            raise failures[0]
+        results = [result for session in self.sessions for result in session._results]
+        position = {work.vector["id"]: index for index, work in enumerate(works)}
+        return sorted(results, key=lambda result: position[result.id])
+
+    @staticmethod
+    def _drive_here(session: Session) -> None:
+        session._drive()
+        session._drain_at_end()
+
+    def _drive(self, session: Session, failures: list[BaseException]) -> None:
+        try:
+            self._drive_here(session)
+        except BaseException as error:  # handed to the main thread, raised there
+            if not session._closed:  # after close(), a killed adapter's errors are moot
+                failures.append(error)
+
+    def close(self) -> None:
+        self._stop.set()
+        for session in self.sessions:
+            session.close()
+
+
+AnySession = Session | ParallelSession  # what fairvec run drives: -j 1, or more
+
+
+def _join(thread: threading.Thread) -> None:
+    """Join, waking now and then so that the main thread still handles signals."""
+    while thread.is_alive():
+        thread.join(0.1)

@@ -70,7 +70,8 @@ def run_port(port: list[str | Path], algorithms: list[str]) -> PortRun:
     with tempfile.TemporaryDirectory() as folder:
         report_path = Path(folder) / "report.json"
         selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
-        done = fairvec("run", *selection, "--json", report_path, "--", *port)
+        # fixed vectors only: a wrong port is caught by them; the streams have their own tests
+        done = fairvec("run", *selection, "--tier", "none", "--json", report_path, "--", *port)
         results = done.report(report_path)["results"]
     failed = {result["id"] for result in results if result["status"] == "fail"}
     return PortRun(done, failed, len(results))

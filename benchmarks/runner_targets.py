@@ -1,0 +1,174 @@
+"""The runner's targets (issue 10), each measured side by side in one run; prints, never asserts.
+
+    python benchmarks/runner_targets.py [--repeats 3] [--accumulated casino.mines]
+
+1. overhead: Session.run at -j 1 against the Node adapter fed directly (pipelined), same load;
+2. capacity: vectors a second through the runner with benchmarks/table_adapter.py, an adapter
+   that answers from a precomputed table (so the time is the runner's own);
+3. whole suite: ``fairvec run --bundled node --tier none`` wall clock, with and without the
+   slow vectors (tag slow: chain walks) and videopoker.analysis (whole pay tables);
+4. accumulated: ``fairvec run --bundled node`` over one algorithm's accumulated vectors;
+5. start: from starting ``fairvec run`` to the adapter reading its first request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runner_throughput import (
+    battle_works,
+    load_average,
+    synthetic_works,
+    time_direct,
+    time_runner,
+)
+
+from fairvec.runner.cli import bundled_adapter
+from fairvec.runner.protocol import request_bytes
+from fairvec.runner.results import Work
+
+HERE = Path(__file__).resolve().parent
+FAIRVEC = [sys.executable, "-m", "fairvec"]
+# everything but videopoker.analysis (no tag marks it; --algorithm selects around it)
+NO_ANALYSIS = ["battle.*", "bustabit.*", "casino.*", "nardy.*", "stake.*", "tenhou.*"] + [
+    f"videopoker.{name}"
+    for name in ("best_hold", "card", "cards", "commitment", "draw", "evaluate", "game", "hash")
+]
+FIRST_REQUEST = """import sys, time
+print('{"type":"hello","protocol":1,"name":"t","version":"0","algorithms":{"battle.move":[]}}',
+      flush=True)
+sys.stdin.buffer.readline()
+open(sys.argv[1], "w").write(repr(time.time()))
+"""
+
+
+def median(repeats: int, measure: Callable[[], float]) -> float:
+    return statistics.median(measure() for _ in range(repeats))
+
+
+def table_command(works: list[Work], folder: Path) -> list[str]:
+    algorithms: dict[str, set[str]] = {}
+    answers = {}
+    for work in works:
+        algorithms.setdefault(work.algorithm, set()).update(
+            [work.vector["variant"]] if work.vector["variant"] else []
+        )
+        expected = work.vector["expected"]
+        body = {"error": {"code": expected["error"]}} if "error" in expected else expected
+        answers[work.vector["id"]] = json.dumps({"id": work.vector["id"], **body})
+    hello = {"type": "hello", "protocol": 1, "name": "table", "version": "0"}
+    hello["algorithms"] = {name: sorted(v) for name, v in algorithms.items()}  # type: ignore[assignment]
+    table = folder / "table.json"
+    table.write_text(json.dumps({"hello": hello, "answers": answers}), encoding="ascii")
+    return [sys.executable, str(HERE / "table_adapter.py"), str(table)]
+
+
+def wall(arguments: list[str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([*FAIRVEC, *arguments], capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        print(f"  note: {' '.join(arguments)} exited {done.returncode}: {done.stderr[-300:]}")
+    return elapsed
+
+
+def first_request(folder: Path) -> float:
+    script, mark = folder / "first.py", folder / "first.time"
+    script.write_text(FIRST_REQUEST, encoding="utf-8")
+    mark.unlink(missing_ok=True)
+    started = time.time()
+    subprocess.run(
+        [
+            *FAIRVEC,
+            "run",
+            "--tier",
+            "none",
+            "--max-crashes",
+            "1",
+            "--",
+            sys.executable,
+            "-S",
+            str(script),
+            str(mark),
+        ],
+        capture_output=True,
+    )
+    return float(mark.read_text()) - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="The runner's targets, measured (prints only).")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--synthetic", type=int, default=20000)
+    parser.add_argument("--accumulated", default="casino.mines", metavar="ALGORITHM")
+    arguments = parser.parse_args()
+    print(f"load average before {load_average()}, cpus {os.cpu_count()}")
+    works = synthetic_works(battle_works(None), arguments.synthetic)
+    lines = [request_bytes(w.vector, w.algorithm) for w in works]
+    node = bundled_adapter("node")
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        table = table_command(works, folder)
+        rows = []
+        for label, command in (("node", node), ("table", table)):
+            direct = median(
+                arguments.repeats, lambda c=command: time_direct(c, lines, lockstep=False)
+            )
+            for window in (32, 256):
+                ran = median(
+                    arguments.repeats, lambda c=command, w=window: time_runner(c, works, w)
+                )
+                rows.append((label, window, direct, ran))
+        print(f"\n{len(works)} synthetic battle requests, median of {arguments.repeats}")
+        print("adapter window  direct s  runner s  runner vec/s  runner/direct")
+        for label, window, direct, ran in rows:
+            print(
+                f"{label:<7} {window:>6} {direct:>9.3f} {ran:>9.3f} {len(works) / ran:>13.0f}"
+                f" {ran / direct:>13.2f}"
+            )
+        print("\nwhole suite, fairvec run --bundled node --tier none --no-progress (wall s)")
+        base = ["run", "--bundled", "node", "--tier", "none", "--no-progress"]
+        fast = [part for glob in NO_ANALYSIS for part in ("--algorithm", glob)]
+        for label, extra in (
+            ("everything", []),
+            ("--exclude-tag slow", ["--exclude-tag", "slow"]),
+            ("--exclude-tag slow, no analysis", ["--exclude-tag", "slow", *fast]),
+        ):
+            for jobs in (1, 2):
+                seconds = median(
+                    arguments.repeats, lambda e=extra, j=jobs: wall([*base, "-j", str(j), *e])
+                )
+                print(f"  -j {jobs} {label:<34} {seconds:7.2f}")
+        accumulated = [
+            "run",
+            "--bundled",
+            "node",
+            "--no-progress",
+            "--tier",
+            "full",
+            "--algorithm",
+            arguments.accumulated,
+            "-k",
+            "accumulated",
+        ]
+        print(
+            f"\naccumulated {arguments.accumulated} (full tier where committed): "
+            f"{wall(accumulated):.2f} s wall"
+        )
+        start = median(arguments.repeats, lambda: first_request(folder))
+        print(f"fairvec run to the first request (whole suite loaded): {start:.3f} s")
+    print(f"load average after {load_average()}")
+
+
+if __name__ == "__main__":
+    main()

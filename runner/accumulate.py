@@ -1,0 +1,404 @@
+"""Accumulated vectors in the runner: stream the cases through the adapter and hash the
+answers (docs/accumulated.md).
+
+The cases are ordinary requests, so a port needs nothing new to pass them. They are drawn
+here from the vector file's stream definition (fairvec.inputs) and sent a block at a time
+through a :class:`Session` that stays up between blocks; the session's attribution holds
+case by case (a crash, hang or bad line is charged to the case, and so to the vector).
+Each accumulated vector ends as one :class:`Result`: pass; fail, naming the first block
+whose checkpoint differs and the ``fairvec accumulated locate`` command that finds the
+case; or the first case's error or skip. Like the rest of the runner, this never imports
+the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import shlex
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from fairvec import accumulate
+from fairvec.errors import FairvecError
+from fairvec.jsonio import read_json
+from fairvec.runner.process import AdapterStartError
+from fairvec.runner.results import Result, Work
+from fairvec.runner.session import Session
+from fairvec.vectorfiles import algorithm_of, load_vector_files, vector_schema
+
+SHOWN_INPUT = 300  # characters of a case's input quoted in a message
+
+
+@dataclass(frozen=True)
+class Accumulated:
+    """One accumulated vector of a vector file, as the runner runs it."""
+
+    entry: dict[str, Any]
+    algorithm: str
+
+    @property
+    def id(self) -> str:
+        return str(self.entry["id"])
+
+    @property
+    def variant(self) -> str | None:
+        variant: str | None = self.entry["variant"]
+        return variant
+
+    @property
+    def count(self) -> int:
+        return int(self.entry["count"])
+
+    @property
+    def block(self) -> int:
+        return int(self.entry["block"])
+
+    @property
+    def blocks(self) -> int:
+        return -(-self.count // self.block)
+
+    @property
+    def vector(self) -> dict[str, Any]:
+        """The vector a report shows: the stream as input, the digests as expected."""
+        return {
+            "id": self.id,
+            "variant": self.variant,
+            "input": {"stream": self.entry["stream"], "count": self.count},
+            "expected": self.entry["expected"],
+            "tags": self.entry["tags"],
+            "provenance": self.entry["provenance"],
+        }
+
+
+# -- selection -----------------------------------------------------------------------------
+
+TIER_CHOICES = ("default", "full", "none")
+
+
+def add_tier_option(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--tier",
+        choices=TIER_CHOICES,
+        default="default",
+        help="accumulated vectors: the default tier (10,000 cases each, the default), the "
+        "full tier (1,000,000 cases, where committed; else the default tier), or none",
+    )
+
+
+def select(
+    root: Path, globs: Sequence[str], keywords: Sequence[str], tags: Sequence[str], tier: str
+) -> list[Accumulated]:
+    """The accumulated vectors the run's selection names: of the algorithms matching
+    ``globs``, whose ids match a keyword (if given) and carrying a tag (if given)."""
+    if tier == "none":
+        return []
+    chosen = []
+    for algorithm, entries in _accumulated_entries(root, globs):
+        for entry in _of_tier(entries, tier):
+            if keywords and not any(_keyword(entry["id"], k) for k in keywords):
+                continue
+            if tags and not set(tags) & set(entry["tags"]):
+                continue
+            chosen.append(Accumulated(entry, algorithm))
+    return chosen
+
+
+def _accumulated_entries(
+    root: Path, globs: Sequence[str]
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Each selected vector file's accumulated vectors, schema-checked. Only files that
+    have some are parsed (``fairvec run`` has already read and checked the files whole;
+    doing it again would cost a second or more)."""
+    for path in sorted(root.glob("*/*.json")):
+        algorithm = algorithm_of(path)
+        if globs and not any(fnmatch.fnmatchcase(algorithm, glob) for glob in globs):
+            continue
+        try:
+            if b'"accumulated"' not in path.read_bytes():  # no such key: nothing to parse
+                continue
+        except OSError as error:
+            raise FairvecError(f"{path}: cannot read a vector file: {error.strerror}") from None
+        data = read_json(path, "a vector file")
+        entries = data.get("accumulated") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise FairvecError(f"{path}: accumulated: not a list (regenerate: fairvec generate)")
+        for index, entry in enumerate(entries):
+            _check_entry(entry, f"{path}: accumulated/{index}")
+        yield algorithm, entries
+
+
+def _check_entry(entry: Any, where: str) -> None:
+    error = jsonschema.exceptions.best_match(_entry_validator().iter_errors(entry))
+    if error is not None:
+        at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise FairvecError(f"{where}: {at}: {error.message} (regenerate with fairvec generate)")
+    blocks = -(-entry["count"] // entry["block"])
+    if len(entry["expected"]["checkpoints"]) != blocks:
+        raise FairvecError(
+            f"{where}: expected/checkpoints: {blocks} expected for {entry['count']} cases in "
+            f"blocks of {entry['block']} (regenerate with fairvec generate)"
+        )
+
+
+@cache
+def _entry_validator() -> jsonschema.protocols.Validator:
+    schema = vector_schema()
+    return jsonschema.Draft202012Validator(
+        {"$defs": schema["$defs"], "$ref": "#/$defs/accumulated"}
+    )
+
+
+def _of_tier(entries: list[dict[str, Any]], tier: str) -> list[dict[str, Any]]:
+    """The entries of ``tier``; for the full tier, the default one where no full one is
+    committed (the full tier begins with the default tier's cases)."""
+    defaults = [entry for entry in entries if entry["tier"] == "default"]
+    if tier == "default":
+        return defaults
+    full = {_default_id(entry["id"]): entry for entry in entries if entry["tier"] == "full"}
+    return [full.get(entry["id"], entry) for entry in defaults]
+
+
+def _default_id(full_id: str) -> str:
+    head, at, variant = full_id.partition("@")
+    return head.removesuffix(accumulate.FULL_SUFFIX) + at + variant
+
+
+def _keyword(vector_id: str, pattern: str) -> bool:
+    if set("*?[") & set(pattern):
+        return fnmatch.fnmatchcase(vector_id, pattern)
+    return pattern in vector_id
+
+
+def find(root: Path, accumulated_id: str) -> Accumulated:
+    """One accumulated vector by id (for ``fairvec accumulated locate``)."""
+    algorithm = accumulated_id.split("/", 1)[0]
+    files = load_vector_files(root, lambda name: name == algorithm)
+    for vector_file in files:
+        for entry in vector_file.data.get("accumulated", []):
+            if entry["id"] == accumulated_id:
+                return Accumulated(entry, vector_file.algorithm)
+    raise FairvecError(
+        f"{accumulated_id}: no accumulated vector of that id in {root} (copy the id from the "
+        f"report, e.g. casino.mines/accumulated@hex-text)"
+    )
+
+
+# -- streaming -----------------------------------------------------------------------------
+
+
+def collect(
+    vector: dict[str, Any], algorithm: str, _schema: dict[str, Any], response: dict[str, Any]
+) -> Result:
+    """The session's judge for stream cases: no expectation per case, keep the answer."""
+    if response.get("unsupported"):
+        return Result(vector, algorithm, "skip", "the adapter answered unsupported",
+                      answered_unsupported=True)
+    if "error" in response:
+        return Result(vector, algorithm, "pass", got={"error": response["error"]["code"]})
+    return Result(vector, algorithm, "pass", got={"output": response["output"]})
+
+
+@contextmanager
+def open_session(
+    command: Sequence[str],
+    *,
+    timeout: float,
+    window: int = 64,
+    on_result: Callable[[Result], None] = lambda _result: None,
+    **options: Any,
+) -> Iterator[Session]:
+    try:
+        session = Session(
+            command, timeout=timeout, window=window, judge=collect, on_result=on_result,
+            **options,
+        )
+    except AdapterStartError as error:
+        raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def answers(
+    session: Session, chosen: Accumulated, *, first_block: int = 1, blocks: int | None = None
+) -> Iterator[tuple[int, dict[str, Any], Result]]:
+    """(index, input, the session's Result) for each case of blocks ``first_block`` on,
+    sent one block at a time; the inputs of earlier blocks are drawn, not sent."""
+    stream = chosen.entry["stream"]
+    inputs = accumulate.cases(stream["seed"], stream["input"])
+    start = (first_block - 1) * chosen.block
+    for _ in islice(inputs, start):
+        pass
+    last = chosen.blocks if blocks is None else min(chosen.blocks, first_block - 1 + blocks)
+    for block in range(first_block, last + 1):
+        first, end = (block - 1) * chosen.block, min(block * chosen.block, chosen.count)
+        batch = list(islice(inputs, end - first))
+        works = [_work(chosen, first + offset, case) for offset, case in enumerate(batch)]
+        results = session.run(works, keep_open=True)
+        yield from zip(range(first, end), batch, results, strict=True)
+        if session.infrastructure_error:
+            return
+
+
+def _work(chosen: Accumulated, index: int, inputs: dict[str, Any]) -> Work:
+    vector = {"id": f"{chosen.id}#{index}", "variant": chosen.variant, "input": inputs}
+    return Work(vector, chosen.algorithm, {})
+
+
+def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Result:
+    """Stream every case of ``chosen``; stop at the first differing block or bad case."""
+    total = accumulate.Accumulator(chosen.block)
+    expected = chosen.entry["expected"]["checkpoints"]
+    seconds = 0.0
+    for index, inputs, result in answers(session, chosen):
+        seconds += result.seconds
+        if result.status != "pass":
+            return _case_trouble(chosen, index, inputs, result, seconds)
+        try:
+            total.add(result.got)
+        except (ValueError, TypeError) as error:  # NaN or Infinity: JSON has no such number
+            result.status, result.message = "error", f"the answer is not JSON: {error}"
+            return _case_trouble(chosen, index, inputs, result, seconds)
+        block = len(total.checkpoints)
+        if total.count % chosen.block == 0 and total.checkpoints[-1] != expected[block - 1]:
+            return _differs(chosen, block, total.checkpoints[-1], command, seconds)
+    if total.count < chosen.count:  # the run stopped (the adapter kept crashing)
+        reason = session.infrastructure_error
+        message = f"not run: the stream stopped at case {total.count}: {reason}"
+        return Result(chosen.vector, chosen.algorithm, "not-run", message, seconds=seconds)
+    if total.digest != chosen.entry["expected"]["digest"]:  # a last, partial block
+        return _differs(chosen, chosen.blocks, total.digest, command, seconds)
+    return Result(chosen.vector, chosen.algorithm, "pass", got={"digest": total.digest},
+                  seconds=seconds)
+
+
+def _differs(
+    chosen: Accumulated, block: int, got: str, command: Sequence[str], seconds: float
+) -> Result:
+    first, last = (block - 1) * chosen.block, block * chosen.block - 1
+    locate = shlex.join(
+        ["fairvec", "accumulated", "locate", "--block", str(block), chosen.id, "--", *command]
+    )
+    message = (
+        f"the digest differs from block {block} of {chosen.blocks} on (cases {first} to "
+        f"{last}); find the first differing case with: {locate}"
+    )
+    return Result(chosen.vector, chosen.algorithm, "fail", message,
+                  got={"block": block, "checkpoint": got}, seconds=seconds)
+
+
+def _case_trouble(
+    chosen: Accumulated, index: int, inputs: dict[str, Any], case: Result, seconds: float
+) -> Result:
+    """A case that errored, was skipped or not run ends its whole vector the same way."""
+    shown = _quoted(inputs)
+    return Result(
+        chosen.vector,
+        chosen.algorithm,
+        case.status,
+        f"case {index} (input {shown}): {case.message}",
+        stderr=case.stderr,
+        seconds=seconds,
+        answered_unsupported=case.answered_unsupported,
+    )
+
+
+def _quoted(inputs: dict[str, Any]) -> str:
+    text = json.dumps(inputs, ensure_ascii=True)
+    return text if len(text) <= SHOWN_INPUT else text[:SHOWN_INPUT] + "..."
+
+
+def first_differing_block(session: Session, chosen: Accumulated) -> int | None:
+    """The first block whose checkpoint differs (a case the adapter does not answer
+    counts as differing there), or None when the whole stream matches."""
+    total = accumulate.Accumulator(chosen.block)
+    expected = chosen.entry["expected"]["checkpoints"]
+    for index, _inputs, result in answers(session, chosen):
+        if result.status != "pass" or not _added(total, result.got):
+            return index // chosen.block + 1
+        if total.count % chosen.block == 0:
+            block = len(total.checkpoints)
+            if total.checkpoints[-1] != expected[block - 1]:
+                return block
+    return None if total.digest == chosen.entry["expected"]["digest"] else chosen.blocks
+
+
+def _added(total: accumulate.Accumulator, answer: Any) -> bool:
+    try:
+        total.add(answer)
+    except (ValueError, TypeError):  # NaN or Infinity: not a JSON number
+        return False
+    return True
+
+
+def run_accumulated(
+    command: Sequence[str],
+    chosen: Sequence[Accumulated],
+    *,
+    timeout: float,
+    window: int,
+    on_result: Callable[[Result], None] = lambda _result: None,
+    **options: Any,
+) -> tuple[list[Result], int]:
+    """Run the accumulated vectors through one adapter process of their own (restarted
+    like any session's); returns their results and the session's restarts."""
+    if not chosen:
+        return [], 0
+    results = []
+    with open_session(command, timeout=timeout, window=window, **options) as session:
+        for one in chosen:
+            if one.algorithm not in session.hello.algorithms:
+                reason = f"the adapter does not implement {one.algorithm}"
+                result = Result(one.vector, one.algorithm, "skip", reason)
+            elif session.infrastructure_error:
+                reason = f"not run: {session.infrastructure_error}"
+                result = Result(one.vector, one.algorithm, "not-run", reason)
+            else:
+                result = run_one(session, one, command)
+            results.append(result)
+            on_result(result)
+        return results, session.restarts
+
+
+# -- the hook into fairvec run (runner/cli.py) ---------------------------------------------
+
+
+def select_for_run(arguments: argparse.Namespace, root: Path) -> list[Accumulated]:
+    """The accumulated vectors ``fairvec run``'s options select (--tier, and the same
+    --algorithm, -k, --tag and --exclude-tag as the vectors)."""
+    chosen = select(
+        root,
+        arguments.algorithm,
+        arguments.keywords,
+        arguments.tag,
+        getattr(arguments, "tier", "default"),
+    )
+    excluded = set(getattr(arguments, "exclude_tag", None) or [])
+    return [one for one in chosen if not excluded & set(one.entry["tags"])]
+
+
+def run_for_run(
+    command: Sequence[str],
+    arguments: argparse.Namespace,
+    chosen: Sequence[Accumulated],
+    advance: Callable[[], None],
+) -> tuple[list[Result], int]:
+    return run_accumulated(
+        command,
+        chosen,
+        timeout=arguments.timeout,
+        window=arguments.window,
+        on_result=lambda _result: advance(),
+        max_line=arguments.max_line_bytes,
+        max_crashes=arguments.max_crashes,
+    )

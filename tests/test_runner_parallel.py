@@ -1,0 +1,93 @@
+"""fairvec run -j N: N adapter processes, every attribution guarantee kept, reports in order."""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+from support import MISBEHAVING, fairvec
+
+from fairvec.runner.session import MIN_VECTORS_PER_JOB, jobs_for
+from fairvec.vectorfiles import default_vectors_root, load_vector_files
+
+# Enough vectors for two adapters (jobs_for), cheap for the reference adapter.
+ALGORITHMS = ["battle.*", "casino.crash*", "casino.dice*"]
+SELECTION = [part for glob in ALGORITHMS for part in ("--algorithm", glob)]
+SELECTION += ["--tier", "none", "--timeout", "3"]
+CRASH_ONE_IN = 199
+
+
+def selected_ids() -> list[str]:
+    """The selection's vector ids in vector order, as the report must list them."""
+    chosen = {"casino.crash", "casino.crash_outcome", "casino.dice", "casino.dice_outcome"}
+    files = load_vector_files(
+        default_vectors_root(), lambda name: name in chosen or name.startswith("battle.")
+    )
+    return [vector["id"] for file in files for vector in file.vectors]
+
+
+def adapter(*words: str) -> list[str]:
+    return ["--", sys.executable, str(MISBEHAVING), *words]
+
+
+def run(tmp_path: Path, jobs: int, *words: str) -> tuple[int, dict[str, Any], list[str]]:
+    report, pids = tmp_path / f"report-{jobs}.json", tmp_path / f"pids-{jobs}"
+    done = fairvec(
+        "run", *SELECTION, "-j", str(jobs), "--json", report, *adapter("--pids", str(pids), *words)
+    )
+    assert report.exists(), done.stdout + done.stderr
+    started = pids.read_text(encoding="ascii").split() if pids.exists() else []
+    return done.status, done.report(report), started
+
+
+def test_the_selection_is_worth_two_adapters() -> None:
+    assert jobs_for(2, len(selected_ids())) == 2
+    assert jobs_for(8, MIN_VECTORS_PER_JOB) == 1  # a small selection starts one adapter
+
+
+def test_crashes_at_j2_are_charged_to_exactly_their_vectors_in_vector_order(
+    tmp_path: Path,
+) -> None:
+    ids = selected_ids()
+    doomed = {i for i in ids if zlib.crc32(i.encode()) % CRASH_ONE_IN == 0}
+    assert 5 <= len(doomed) < len(ids) // 50  # the test means something
+    status, report, started = run(tmp_path, 2, "--crash-one-in", str(CRASH_ONE_IN))
+    results = report["results"]
+    assert [result["id"] for result in results] == ids  # vector order, whichever adapter
+    errors = {r["id"] for r in results if r["status"] == "error"}
+    assert errors == doomed
+    assert all(
+        "exited (status 3) while handling this vector" in r["message"]
+        for r in results
+        if r["id"] in doomed
+    )
+    assert {r["status"] for r in results if r["id"] not in doomed} == {"pass"}
+    assert status == 1
+    assert report["restarts"] == len(doomed)
+    assert len(started) == 2 + len(doomed)  # two adapters, and one restart per crash
+
+
+def test_a_garbage_line_and_a_skipped_answer_at_j2_are_charged_to_their_vectors(
+    tmp_path: Path,
+) -> None:
+    ids = selected_ids()
+    garbled, skipped = ids[3], ids[-7]
+    status, report, started = run(tmp_path, 2, f"garbage:{garbled}", f"skip:{skipped}")
+    by_id = {r["id"]: r for r in report["results"]}
+    assert "bad line on stdout" in by_id[garbled]["message"]
+    assert by_id[skipped]["status"] == "error"
+    assert {r["status"] for i, r in by_id.items() if i not in (garbled, skipped)} == {"pass"}
+    assert [r["id"] for r in report["results"]] == ids
+    assert len(set(started)) == 2 and status == 1
+
+
+def test_the_crash_budget_stops_a_hopeless_adapter_at_j2(tmp_path: Path) -> None:
+    status, report, started = run(tmp_path, 2, "--crash-one-in", "1")
+    statuses = [r["status"] for r in report["results"]]
+    assert status == 2
+    assert statuses.count("not-run") > len(statuses) - 20
+    # each adapter spends at most the budget (5) in a row, then nothing more is started
+    assert len(started) <= 2 * 6
+    assert [r["id"] for r in report["results"]] == selected_ids()
