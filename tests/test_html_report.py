@@ -28,6 +28,7 @@ CHROMIUM = next(
     (found for name in ("chromium", "chromium-browser") if (found := shutil.which(name))), None
 )
 HOSTILE_NAME = '</script><script>alert("name")</script>'
+KNOWN_REASON = "rounds <b>half</b> up (issue 7)"
 MARKUP = "</details></pre><script>alert(1)</script>\"'<b>bold</b>\x1b[31mred\x1b[0m"
 
 # An adapter answering from the committed vectors (never the reference), misbehaving on
@@ -79,7 +80,8 @@ def run_adapter(folder: Path, name: str, algorithms: list[str], *extra: str) -> 
     options = [word for word in extra if word not in modes]
     version = '1.0 "quoted" \x1b[1;31mbold red\x1b[0m'
     done = fairvec(
-        "run", *selection, *options, "--json", report, "--no-progress", "--",
+        # --tier none: this adapter answers from the plain vectors only
+        "run", *selection, *options, "--tier", "none", "--json", report, "--no-progress", "--",
         sys.executable, adapter, VECTORS, name, version, *modes,
     )  # fmt: skip
     assert done.status in (0, 1), done.stderr
@@ -161,13 +163,15 @@ def seen_by_chromium(page: Path, profile: Path) -> Page:
 
 def expected_cell(report: dict[str, Any], algorithm: str) -> str:
     results = [r for r in report["results"] if r["algorithm"] == algorithm]
+    attested = report["attestation"]["algorithms"].get(algorithm)
     if not results:
-        return "not in this run"
+        return "not selected" if attested is not None else "not in this suite"
     lines = [
         f"{n} {status}"
         for status in ("pass", "fail", "error", "skip", "not-run")
         if (n := sum(r["status"] == status for r in results))
     ]
+    lines += [f"({n} {why})" for why, n in attested["skipped"].items() if n]
     known = sum(r["known_failure"] for r in results)
     return "\n".join(lines + ([f"({known} known)"] if known else []))
 
@@ -179,7 +183,7 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
     crash_id, known_id = moves[len(moves) // 2]["id"], tickets[-1]["id"]
     clean = run_adapter(tmp_path, "clean-port", ["battle.move", "battle.attack"])
     known = tmp_path / "known.txt"
-    known.write_text(f"{known_id}\n", encoding="utf-8")
+    known.write_text(f"{known_id}  # {KNOWN_REASON}\n", encoding="utf-8")
     hostile = run_adapter(
         tmp_path, HOSTILE_NAME, ["battle.move", "battle.ticket"],
         "--known-failures", str(known),
@@ -201,6 +205,12 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
     assert "\x1b" not in seen.text and "bold red" in seen.text
 
     reports = [json.loads(path.read_text(encoding="utf-8")) for path in (clean, hostile)]
+    for report in reports:  # the runs table carries each run's attestation
+        suite = report["attestation"]["suite"]
+        assert f"suite {suite['version']} ({suite['source']} {suite['location']}" in seen.text
+        assert f"all: {suite['digest']}" in seen.text
+        assert f"selected: {report['vectors_digest']}" in seen.text
+    assert f"known failure {known_id} # {KNOWN_REASON}: 1 still fail, 0 pass" in seen.text
     header, *rows = seen.matrix
     assert header[1].startswith('clean-port 1.0 "quoted" bold red')
     assert header[2].startswith(f'{HOSTILE_NAME} 1.0 "quoted" bold red')
