@@ -63,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     from fairvec.runner.html_report import add_report_command
 
     add_report_command(commands)
+    from fairvec.accumulate_cli import add_accumulated_command
+
+    add_accumulated_command(commands)
     from fairvec.fuzz.cli import add_fuzz_command
 
     add_fuzz_command(commands)

@@ -1,0 +1,218 @@
+"""``fairvec accumulated``: compute the full tier's digests (``full``) and find the first
+case where an adapter departs from the reference in an accumulated vector (``locate``).
+
+Both call the reference, so this module imports it only inside the commands: ``fairvec
+run`` builds the same parser and never loads the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from fairvec.errors import FairvecError
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+def add_accumulated_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    accumulated = commands.add_parser(
+        "accumulated",
+        help="accumulated vectors: compute the full tier, locate a differing case",
+        description="Accumulated vectors (docs/accumulated.md): `full` computes the 1,000,000-"
+        "case digests with the reference; `locate` finds the first case where an adapter "
+        "departs from the reference.",
+    )
+    verbs = accumulated.add_subparsers(title="verbs", required=True, metavar="VERB")
+    _add_full(verbs)
+    _add_locate(verbs)
+
+
+def _add_full(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    full = verbs.add_parser(
+        "full",
+        help="compute the full tier's digests (slow: minutes per stream)",
+        description="For each selected spec whose accumulated sets say full: true, compute the "
+        "1,000,000-case digests with the reference and write spec/<family>/<algorithm>."
+        "accumulated.json; then run fairvec generate.",
+    )
+    full.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
+    full.add_argument(
+        "--algorithm", action="append", default=[], metavar="GLOB", help="only these; repeatable"
+    )
+    full.set_defaults(handler=_run_full)
+
+
+def _add_locate(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    locate = verbs.add_parser(
+        "locate",
+        help="find the first case where an adapter departs from the reference",
+        description="Stream an accumulated vector's cases through the adapter, find the first "
+        "block whose checkpoint differs (or start at --block), and compare that block case "
+        "by case with the reference: fairvec accumulated locate [options] ID -- COMMAND.",
+    )
+    locate.add_argument("id", help="the accumulated vector's id, as the report names it")
+    locate.add_argument(
+        "--block", type=_block, metavar="K", help="the first differing block (1 = the first)"
+    )
+    locate.add_argument("--bundled", choices=("python", "node"), help="use a bundled adapter")
+    locate.add_argument(
+        "--vectors", type=Path, metavar="DIR", help="vector folder (default: the installed)"
+    )
+    locate.add_argument(
+        "--timeout", type=float, default=10.0, metavar="SECONDS", help="per-case limit"
+    )
+    locate.add_argument(
+        "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
+    )
+    locate.set_defaults(handler=_run_locate)
+
+
+def _block(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a block number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: blocks count from 1")
+    return value
+
+
+# -- full ----------------------------------------------------------------------------------
+
+
+def _run_full(arguments: argparse.Namespace) -> int:
+    from fairvec import accumulate
+    from fairvec.generate import (
+        SchemaCheck,
+        accumulate_stream,
+        accumulated_generators,
+        accumulated_variants,
+        full_tier_path,
+        vector_id,
+    )
+    from fairvec.jsonio import write_atomically
+    from fairvec.specs import load_spec, spec_paths
+
+    root: Path = arguments.root.resolve()
+    spec_root = root / "spec"
+    paths = [p for p in spec_paths(spec_root) if _selected(p, arguments.algorithm)]
+    specs = [load_spec(path, spec_root) for path in paths]
+    specs = [s for s in specs if any(a.get("full") for a in s.data.get("accumulated", []))]
+    if not specs:
+        raise FairvecError(
+            f"{spec_root}: no selected spec has an accumulated set with full: true"
+        )
+    for spec in specs:
+        where = f"spec/{spec.family}/{spec.path.name}"
+        check = SchemaCheck(spec.data["outputs"], "output")
+        streams: dict[str, Any] = {}
+        for index, accumulated_set in enumerate(spec.data["accumulated"]):
+            if not accumulated_set.get("full"):
+                continue
+            place = f"{where}: accumulated/{index}"
+            generators = accumulated_generators(spec, place, accumulated_set)
+            for variant in accumulated_variants(spec, accumulated_set):
+                name = vector_id(spec, accumulated_set["name"] + accumulate.FULL_SUFFIX, variant)
+                started = time.monotonic()
+                total = accumulate_stream(
+                    spec, accumulated_set, generators, variant, accumulate.TIERS["full"],
+                    check, spec_root,
+                )
+                seconds = time.monotonic() - started
+                definition = accumulate.definition(accumulated_set["seed"], generators, variant)
+                streams[name] = {"definition": definition, "checkpoints": total.checkpoints}
+                print(f"{name}: {total.count} cases in {seconds:.0f}s", flush=True)
+        document = {
+            "format": "fairvec-accumulated-full/1",
+            "algorithm": spec.id,
+            "comment": "written by `fairvec accumulated full`; fairvec generate copies it into "
+            "the vector file (docs/accumulated.md)",
+            "vectors": streams,
+        }
+        path = full_tier_path(spec)
+        write_atomically(path, json.dumps(document, indent=1) + "\n")
+        print(f"wrote: {path.relative_to(root)}")
+    return EXIT_OK
+
+
+def _selected(path: Path, globs: list[str]) -> bool:
+    algorithm_id = f"{path.parent.name}.{path.stem}"
+    return not globs or any(fnmatch.fnmatchcase(algorithm_id, glob) for glob in globs)
+
+
+# -- locate --------------------------------------------------------------------------------
+
+
+def _run_locate(arguments: argparse.Namespace) -> int:
+    from fairvec.runner import accumulate as streaming
+    from fairvec.runner.cli import bundled_adapter
+    from fairvec.vectorfiles import default_vectors_root
+
+    command = list(arguments.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if bool(arguments.bundled) == bool(command):
+        raise FairvecError("give the adapter: --bundled python|node or -- COMMAND [ARGS...]")
+    if arguments.bundled:
+        command = bundled_adapter(arguments.bundled)
+    root = arguments.vectors or default_vectors_root()
+    chosen = streaming.find(root, arguments.id)
+    with streaming.open_session(command, timeout=arguments.timeout) as session:
+        block = arguments.block or streaming.first_differing_block(session, chosen)
+        if block is None:
+            print(f"{chosen.id}: every checkpoint matches: the adapter agrees on all "
+                  f"{chosen.count} cases")
+            return EXIT_OK
+        return _compare_block(session, chosen, block)
+
+
+def _compare_block(session: Any, chosen: Any, block: int) -> int:
+    """Case by case through block ``block``, the adapter's answers against the reference's."""
+    from fairvec.accumulate import record
+    from fairvec.jsonio import first_difference
+    from fairvec.reference import InvalidInput, compute
+    from fairvec.runner import accumulate as streaming
+
+    if block > chosen.blocks:
+        raise FairvecError(f"--block {block}: {chosen.id} has {chosen.blocks} block(s)")
+    for index, inputs, result in streaming.answers(session, chosen, first_block=block, blocks=1):
+        try:
+            wanted: dict[str, Any] = {"output": compute(chosen.algorithm, inputs, chosen.variant)}
+        except InvalidInput as error:
+            wanted = {"error": error.code}
+        if result.status != "pass":
+            print(f"{chosen.id} case {index}: the adapter did not answer: {result.message}")
+            _print_case(chosen, index, inputs, wanted, None, "")
+            return EXIT_FOUND
+        if record(wanted) != record(result.got):
+            where = first_difference(wanted, result.got) or "(whole answer)"
+            _print_case(chosen, index, inputs, wanted, result.got, where)
+            return EXIT_FOUND
+    print(f"{chosen.id}: block {block} agrees with the reference case by case "
+          f"(cases {(block - 1) * chosen.block} to {block * chosen.block - 1})")
+    return EXIT_OK
+
+
+def _print_case(
+    chosen: Any, index: int, inputs: dict[str, Any], wanted: Any, got: Any, where: str
+) -> None:
+    text = json.dumps
+    print(f"first differing case: {chosen.id} case {index} (block {index // chosen.block + 1})")
+    if where:
+        print(f"  differs at: {where}")
+    print(f"  input:    {text(inputs, ensure_ascii=False)}")
+    print(f"  expected: {text(wanted, ensure_ascii=False)}")
+    if got is not None:
+        print(f"  got:      {text(got, ensure_ascii=False)}")
+    print("as a spec case (paste under cases:):")
+    case = {"name": f"accumulated-case-{index}", "input": inputs}
+    if "error" in wanted:
+        case["error"] = wanted["error"]
+    print("  - " + text(case, ensure_ascii=False))
+    sys.stdout.flush()

@@ -1,0 +1,211 @@
+"""Accumulated vectors (docs/accumulated.md): the bundled adapters pass them, a port wrong
+in one case deep in a stream fails, located to its block by ``fairvec run`` and to the
+case by ``fairvec accumulated locate``, and the Node adapter's own code reproduces a
+committed digest without fairvec.
+
+Run as a script, this file is the wrong port: ``python test_accumulated.py wrong DIGEST``
+answers like the reference, except for the one input whose canonical JSON has that
+SHA-256, whose crash point it raises by 0.01.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import struct
+import subprocess
+import sys
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import MISBEHAVING, REPO, fairvec
+
+from fairvec import accumulate
+from fairvec.runner import accumulate as streaming
+
+ALGORITHM = "stake.crash"
+STREAM_ID = "stake.crash/accumulated@truncate"
+COUNT, BLOCK = 5000, 500  # a shortened stream with ten blocks, so a block can be named
+WRONG_CASE = 3217  # in block 7 (cases 3000 to 3499)
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+
+
+def _input_digest(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(accumulate.canonical(inputs).encode("utf-8")).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def short_stream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A vector folder holding stake.crash with its accumulated vector cut to COUNT cases
+    in blocks of BLOCK, the checkpoints computed here with the reference."""
+    from fairvec.reference import compute
+
+    data = json.loads((REPO / "vectors" / "stake" / "crash.json").read_text(encoding="utf-8"))
+    entry = next(e for e in data["accumulated"] if e["id"] == STREAM_ID)
+    total = accumulate.Accumulator(BLOCK)
+    stream = entry["stream"]
+    inputs = list(islice(accumulate.cases(stream["seed"], stream["input"]), COUNT))
+    for case in inputs:
+        total.add({"output": compute(ALGORITHM, case, entry["variant"])})
+    entry.update(count=COUNT, block=BLOCK)
+    entry["expected"] = {"digest": total.digest, "checkpoints": total.checkpoints}
+    data["accumulated"] = [entry]
+    folder = tmp_path_factory.mktemp("vectors")
+    (folder / "stake").mkdir()
+    (folder / "stake" / "crash.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder, inputs[WRONG_CASE]
+
+
+def _wrong_port(inputs: dict[str, Any]) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "wrong", _input_digest(inputs)]
+
+
+def test_a_port_wrong_in_one_case_fails_at_its_block(
+    short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder, wrong_input = short_stream
+    port = _wrong_port(wrong_input)
+    report = tmp_path / "report.json"
+    selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
+    done = fairvec("run", *selection, "--json", report, "--", *port)
+    assert done.status == 1, done.stderr
+    (result,) = done.report(report)["results"]
+    assert result["id"] == STREAM_ID and result["status"] == "fail"
+    assert "from block 7 of 10 on (cases 3000 to 3499)" in result["message"]
+    assert f"fairvec accumulated locate --block 7 {STREAM_ID} --" in result["message"]
+
+
+@pytest.mark.parametrize("block", [["--block", "7"], []])
+def test_locate_finds_the_case(short_stream: tuple[Path, dict[str, Any]], block: list[str]) -> None:
+    folder, wrong_input = short_stream
+    port = _wrong_port(wrong_input)
+    done = fairvec("accumulated", "locate", *block, "--vectors", folder, STREAM_ID, "--", *port)
+    assert done.status == 1, done.stderr
+    assert f"first differing case: {STREAM_ID} case {WRONG_CASE} (block 7)" in done.stdout
+    assert "differs at: .output.crash_point" in done.stdout
+    assert json.dumps(wrong_input) in done.stdout
+
+
+def test_a_crash_inside_the_stream_is_charged_to_its_vector(
+    short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder, _ = short_stream
+    report = tmp_path / "report.json"
+    port = [sys.executable, str(MISBEHAVING), f"crash:{STREAM_ID}#1234"]
+    selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
+    done = fairvec("run", *selection, "--json", report, "--", *port)
+    assert done.status == 1, done.stderr
+    (result,) = done.report(report)["results"]
+    assert result["status"] == "error"
+    assert result["message"].startswith("case 1234 (input {")
+    assert "while handling this vector" in result["message"]
+
+
+def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[str, Any]]) -> None:
+    folder, _ = short_stream
+    done = fairvec("run", "--vectors", folder, "--tag", "accumulated", "--bundled", "python")
+    assert done.status == 0, done.stdout + done.stderr
+    done = fairvec("accumulated", "locate", "--vectors", folder, "--bundled", "python", STREAM_ID)
+    assert done.status == 0 and "every checkpoint matches" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("bundled", "algorithm"), [("python", "battle.damage"), ("node", "casino.mines")]
+)
+def test_bundled_adapters_pass_the_default_tier(
+    bundled: str, algorithm: str, tmp_path: Path
+) -> None:
+    if bundled == "node" and NODE is None:
+        pytest.skip("Node.js is not installed")
+    report = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--algorithm", algorithm, "--tag", "accumulated", "--bundled", bundled,
+        "--json", report,
+    )
+    results = done.report(report)["results"]
+    assert done.status == 0, results
+    assert [r["status"] for r in results] == ["pass"] and "accumulated" in results[0]["id"]
+
+
+@needs_node
+def test_node_reproduces_a_committed_digest_on_its_own() -> None:
+    vector_file = REPO / "vectors" / "casino" / "mines.json"
+    stream_id = "casino.mines/accumulated@hex-text"
+    committed = next(
+        e for e in json.loads(vector_file.read_text(encoding="utf-8"))["accumulated"]
+        if e["id"] == stream_id
+    )
+    script = REPO / "adapters" / "node" / "accumulate.js"
+    done = subprocess.run(
+        [str(NODE), str(script), str(vector_file), stream_id],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    computed = json.loads(done.stdout)
+    assert computed["digest"] == committed["expected"]["digest"]
+    assert computed["checkpoints"] == committed["expected"]["checkpoints"]
+
+
+@needs_node
+def test_numbers_are_written_as_javascript_writes_them() -> None:
+    picker = random.Random(10)
+    doubles = [1e21, 1e20, 1e-6, 1e-7, 1e16, 2.0, -0.0, 5e-324, 0.1 + 0.2, 123456789012345680000.0]
+    for _ in range(3000):
+        value = struct.unpack(">d", picker.getrandbits(64).to_bytes(8, "big"))[0]
+        if value == value and abs(value) != float("inf"):
+            doubles.append(value)
+    script = "const v=JSON.parse(require('fs').readFileSync(0,'utf8'));" \
+        "process.stdout.write(JSON.stringify(v.map(String)))"
+    done = subprocess.run(
+        [str(NODE), "-e", script], input=json.dumps(doubles), capture_output=True, text=True,
+        check=True,
+    )
+    assert [accumulate.number(value) for value in doubles] == json.loads(done.stdout)
+
+
+def test_records_are_canonical() -> None:
+    # JSON-equal answers give one record; keys by UTF-16 units; lone surrogates escaped
+    assert accumulate.record({"output": {"b": 2.0, "a": [1.0, True]}}) == (
+        b'{"output":{"a":[1,true],"b":2}}\n'
+    )
+    assert accumulate.record({"output": {"\U0001f600": 1, "\uffff": 2}}).startswith(
+        '{"output":{"\U0001f600":1'.encode()
+    )
+    assert accumulate.record({"error": "x\ud800"}) == b'{"error":"x\\ud800"}\n'
+
+
+def test_the_full_tier_replaces_the_default_where_committed() -> None:
+    root = REPO / "vectors"
+    globs = ["bustabit.*", "battle.*"]
+    default = {one.id for one in streaming.select(root, globs, [], [], "default")}
+    full = {one.id for one in streaming.select(root, globs, [], [], "full")}
+    assert "battle.attack/accumulated" in default & full  # no full tier: the default one
+    committed = {i for i in full if "-full" in i}
+    assert committed and {i.replace("-full", "") for i in committed} <= default
+    assert streaming.select(root, ["stake.*"], [], [], "none") == []
+
+
+# -- the wrong port ------------------------------------------------------------------------
+
+
+def _serve_wrong(target: str) -> None:
+    from fairvec.adapters.python.__main__ import parse
+    from fairvec.reference import compute, registry
+
+    algorithms = {name: list(found.variants) for name, found in registry().items()}
+    hello = {"type": "hello", "protocol": 1, "name": "wrong", "version": "0"}
+    print(json.dumps({**hello, "algorithms": algorithms}), flush=True)
+    for line in sys.stdin.buffer:
+        request = parse(line)
+        output = compute(request["algorithm"], request["input"], request.get("variant"))
+        if _input_digest(request["input"]) == target:
+            output["crash_point"] = round(output["crash_point"] + 0.01, 2)
+        print(json.dumps({"id": request["id"], "output": output}), flush=True)
+
+
+if __name__ == "__main__":
+    _serve_wrong(sys.argv[2])
