@@ -151,16 +151,10 @@ def _selected(path: Path, globs: list[str]) -> bool:
 
 def _run_locate(arguments: argparse.Namespace) -> int:
     from fairvec.runner import accumulate as streaming
-    from fairvec.runner.cli import bundled_adapter
+    from fairvec.runner.cli import adapter_command
     from fairvec.vectorfiles import default_vectors_root
 
-    command = list(arguments.command)
-    if command[:1] == ["--"]:
-        command = command[1:]
-    if bool(arguments.bundled) == bool(command):
-        raise FairvecError("give the adapter: --bundled python|node or -- COMMAND [ARGS...]")
-    if arguments.bundled:
-        command = bundled_adapter(arguments.bundled)
+    command = adapter_command(arguments)
     root = arguments.vectors or default_vectors_root()
     chosen = streaming.find(root, arguments.id)
     with streaming.open_session(command, timeout=arguments.timeout) as session:

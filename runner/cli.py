@@ -90,14 +90,14 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     adapter.add_argument("--bundled", choices=("python", "node"), help="use a bundled adapter")
     adapter.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_seconds,
         default=10.0,
         metavar="SECONDS",
         help="per-vector time limit before the adapter is killed (default 10)",
     )
     adapter.add_argument(
         "--window",
-        type=_positive_int,
+        type=positive_int,
         default=32,
         metavar="N",
         help="requests sent ahead of the answers (default 32; 1 = lockstep)",
@@ -105,7 +105,7 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     adapter.add_argument(
         "-j",
         "--jobs",
-        type=_positive_int,
+        type=positive_int,
         default=_cpus(),
         metavar="N",
         help="adapter processes run in parallel (default: the number of CPUs, here "
@@ -121,7 +121,7 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     adapter.add_argument(
         "--max-crashes",
-        type=_positive_int,
+        type=positive_int,
         default=MAX_CRASHES,
         metavar="N",
         help="crashes, hangs or failed restarts in a row, with no answer in between, "
@@ -208,7 +208,7 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     run.set_defaults(handler=run_command)
 
 
-def _positive_float(text: str) -> float:
+def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -220,7 +220,7 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -231,14 +231,14 @@ def _positive_int(text: str) -> int:
 
 
 def _line_cap(text: str) -> int:
-    value = _positive_int(text)
+    value = positive_int(text)
     if value < MIN_LINE:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least {MIN_LINE}")
     return value
 
 
 def run_command(arguments: argparse.Namespace) -> int:
-    command = _adapter_command(arguments)
+    command = adapter_command(arguments)
     check_report_paths(arguments.json, arguments.junit)
     with verified_release(arguments) as release:  # verified before anything in it is read
         return _run(arguments, command, release)
@@ -395,7 +395,7 @@ def _signals_stop_the_run() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _adapter_command(arguments: argparse.Namespace) -> list[str]:
+def adapter_command(arguments: argparse.Namespace) -> list[str]:
     command = list(arguments.command)
     if command[:1] == ["--"]:
         command = command[1:]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from fairvec.runner.cli import positive_int, positive_seconds
+
 MAX_SEED = 2**63 - 1
 
 
@@ -24,14 +26,14 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     adapter.add_argument("--bundled", choices=("python", "node"), help="use a bundled adapter")
     adapter.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_seconds,
         default=10.0,
         metavar="SECONDS",
         help="per-input time limit before the adapter is killed (default 10)",
     )
     adapter.add_argument(
         "--window",
-        type=_positive_int,
+        type=positive_int,
         default=64,
         metavar="N",
         help="requests sent ahead of the answers (default 64)",
@@ -53,14 +55,14 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     run.add_argument(
         "--count",
-        type=_positive_int,
+        type=positive_int,
         default=100,
         metavar="N",
         help="inputs per algorithm (default 100)",
     )
     run.add_argument(
         "--seconds",
-        type=_positive_float,
+        type=positive_seconds,
         metavar="S",
         help="stop drawing new inputs after S seconds in all (default: no limit)",
     )
@@ -78,14 +80,14 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     shrink.add_argument(
         "--shrink-attempts",
-        type=_positive_int,
+        type=positive_int,
         default=300,
         metavar="N",
         help="inputs tried while shrinking one mismatch (default 300)",
     )
     shrink.add_argument(
         "--max-details",
-        type=_positive_int,
+        type=positive_int,
         default=5,
         metavar="N",
         help="mismatches reported (and shrunk) in full (default 5)",
@@ -100,26 +102,6 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
     )
     fuzz.set_defaults(handler=_fuzz)
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError("must be a finite number above 0")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
 
 
 def _seed(text: str) -> int:

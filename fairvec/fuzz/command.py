@@ -26,7 +26,7 @@ from fairvec.fuzz.report import (
 )
 from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
-from fairvec.runner.cli import bundled_adapter
+from fairvec.runner.cli import adapter_command
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
 from fairvec.specs import Spec, load_spec, spec_paths
@@ -35,7 +35,7 @@ EXIT_OK, EXIT_MISMATCH, EXIT_INFRASTRUCTURE = 0, 1, 2
 
 
 def fuzz_command(arguments: argparse.Namespace) -> int:
-    command = _adapter_command(arguments)
+    command = adapter_command(arguments)
     space = load_space(arguments.space)
     specs = _selected_specs(arguments.algorithm, space)
     seed = str(arguments.seed if arguments.seed is not None else secrets.randbelow(2**32))
@@ -97,19 +97,6 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
     else:
         words += ["--", *(command[1:] if command[:1] == ["--"] else command)]
     return shlex.join(words)
-
-
-def _adapter_command(arguments: argparse.Namespace) -> list[str]:
-    command = list(arguments.command)
-    if command[:1] == ["--"]:
-        command = command[1:]
-    if arguments.bundled and command:
-        raise FairvecError("give either --bundled or -- COMMAND, not both")
-    if arguments.bundled:
-        return bundled_adapter(arguments.bundled)
-    if not command:
-        raise FairvecError("no adapter: give --bundled python|node or -- COMMAND [ARGS...]")
-    return command
 
 
 def _spec_root() -> Path:
