@@ -29,6 +29,7 @@ import jsonschema
 
 from fairvec.errors import FairvecError
 from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
+from fairvec.runner.accumulate import Accumulated
 from fairvec.runner.report import printable
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
 
@@ -126,13 +127,19 @@ class Suite:
     def read(cls, root: Path, runs: list[Run]) -> Suite:
         wanted = {result["algorithm"] for run in runs for result in run.results}
         files = load_vector_files(root, wanted.__contains__)
-        return cls(root, {vector["id"]: vector for file in files for vector in file.vectors})
+        vectors = {vector["id"]: vector for file in files for vector in file.vectors}
+        for file in files:  # the accumulated vectors, as the runner digests them
+            for entry in file.data.get("accumulated", []):
+                vectors[entry["id"]] = Accumulated(entry, file.algorithm).vector
+        return cls(root, vectors)
 
     def matches(self, run: Run) -> bool:
-        """Whether this suite holds exactly the vectors the run ran (same digest)."""
+        """Whether this suite holds exactly the vectors the run ran (same digest: the
+        runner digests the fixed vectors, then the accumulated ones)."""
         if any(result["id"] not in self.vectors for result in run.results):
             return False
         vectors = [self.vectors[result["id"]] for result in run.results]
+        vectors.sort(key=lambda vector: "accumulated" in vector["tags"])
         return vectors_digest(vectors) == str(run.data["vectors_digest"])
 
     def input_of(self, result: dict[str, Any]) -> Any:

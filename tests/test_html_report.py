@@ -264,3 +264,18 @@ def test_a_bad_report_is_one_line_naming_it(
     assert done.stderr.startswith(f"fairvec: error: {bad}") and done.stderr.count("\n") == 1
     assert message in done.stderr
     assert not page.exists()
+
+
+def test_a_run_with_accumulated_vectors_is_recognised_as_the_suites(tmp_path: Path) -> None:
+    """The runner digests the fixed vectors, then the accumulated ones: the page must too,
+    or every report with streams in it would be flagged as from other vectors."""
+    report = tmp_path / "streams.json"
+    done = fairvec(
+        "run", "--bundled", "python", "--algorithm", "battle.damage", "--json", report
+    )
+    assert done.status == 0, done.stdout + done.stderr
+    ids = [result["id"] for result in json.loads(report.read_text(encoding="utf-8"))["results"]]
+    assert "battle.damage/accumulated" in ids
+    page = tmp_path / "page.html"
+    assert fairvec("report", "--html", page, report).status == 0
+    assert "not exactly the ones this run used" not in page.read_text(encoding="utf-8")
