@@ -26,6 +26,7 @@ field's own constraints before its items', items in index order.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -67,8 +68,39 @@ def _is_integer(_checker: Any, value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@cache
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    r"""A spec ``pattern`` as JSON Schema means it (ECMA-262): ``$`` is the end of the text.
+    Python's ``$`` also matches before a final newline, which would let ``"<hex>\n"`` pass
+    a ``^[0-9a-f]{64}$`` pattern; ``\Z`` is the ECMA meaning. Only an unescaped ``$``
+    outside a character class is an anchor."""
+    translated, escaped, in_class = [], False, False
+    for character in pattern:
+        if escaped:
+            escaped = False
+        elif character == "\\":
+            escaped = True
+        elif character == "[":
+            in_class = True
+        elif character == "]":
+            in_class = False
+        elif character == "$" and not in_class:
+            translated.append("\\Z")
+            continue
+        translated.append(character)
+    return re.compile("".join(translated))
+
+
+def _pattern(
+    validator: Any, pattern: str, instance: Any, _schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 _Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
     jsonschema.Draft202012Validator,
+    validators={"pattern": _pattern},
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 

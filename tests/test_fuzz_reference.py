@@ -248,3 +248,14 @@ def test_a_bundled_adapter_answers_a_malformed_line_with_bad_request(command: li
     for (_, wanted_id), answer in zip(BAD_LINES, answers, strict=False):
         assert answer == {"id": wanted_id, "error": {"code": "bad-request", "message": ANY}}
     assert answers[-1]["id"] == "good" and "output" in answers[-1]
+
+
+def test_a_pattern_anchor_is_the_end_of_the_text_as_json_schema_means_it() -> None:
+    """Python's ``$`` matches before a final newline; a spec pattern's does not (ECMA-262).
+    A hash with a trailing newline is a pattern fault, whichever check would come later."""
+    hash_hex = "4488d92d89d0ed7fbb2ea23b219d569f63207e32fc44b957858838835c1719f1"
+    assert compute("bustabit.previous_hash", {"game_hash": hash_hex}, "hex-text")
+    with pytest.raises(InvalidInput) as raised:
+        compute("bustabit.previous_hash", {"game_hash": hash_hex + "\n"}, "hex-text")
+    assert raised.value.code == "bad-hash"
+    assert "must match" in raised.value.message  # the schema's check, not the algorithm's

@@ -10,6 +10,7 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { InvalidInput } = require('./lib');
+const { schemaFor, checkInput, SetupError } = require('./inputs');
 
 function loadAlgorithms() {
   const dir = path.join(__dirname, 'families');
@@ -56,12 +57,37 @@ function answer(algorithms, line) {
     return { id: request.id, unsupported: true };
   }
   try {
+    checkInput(schemaFor(request.algorithm), request.input);
     return { id: request.id, output: entry.run(request.input, request.variant || variants[0]) };
   } catch (error) {
-    if (error instanceof InvalidInput) {
-      return { id: request.id, error: { code: error.code, message: error.message } };
-    }
-    throw error;
+    return { id: request.id, error: errorOf(error) };
+  }
+}
+
+// A rejected input answers its code; anything else thrown (a bug of the port on an input
+// nobody tried, a missing vector file) answers internal-error with what was thrown, so one
+// bad input costs one answer, never the rest of the batch.
+function errorOf(error) {
+  if (error instanceof InvalidInput) return { code: error.code, message: error.message };
+  if (error instanceof SetupError) return { code: 'internal-error', message: error.message };
+  return { code: 'internal-error', message: `${String(error)}${whereThrown(error)}` };
+}
+
+// The first frame of the stack inside this adapter's folder: where to look.
+function whereThrown(error) {
+  const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
+  const frame = stack.split('\n').find((line) => line.includes(__dirname));
+  return frame ? ` (${frame.trim().replace(`${__dirname}${path.sep}`, '')})` : '';
+}
+
+// JSON.stringify can still throw (a BigInt in an output, a cycle): that is the port's bug
+// too, answered the same way.
+function encoded(algorithms, line) {
+  const response = answer(algorithms, line);
+  try {
+    return JSON.stringify(response);
+  } catch (error) {
+    return JSON.stringify({ id: response.id, error: errorOf(error) });
   }
 }
 
@@ -69,10 +95,10 @@ function main() {
   const algorithms = loadAlgorithms();
   const supported = {};
   for (const [id, entry] of Object.entries(algorithms)) supported[id] = entry.variants || [];
-  const write = (message) => process.stdout.write(JSON.stringify(message) + '\n');
-  write({ type: 'hello', protocol: 1, name: 'fairvec-node', version: '0.1.0', algorithms: supported });
+  const hello = { type: 'hello', protocol: 1, name: 'fairvec-node', version: '0.1.0', algorithms: supported };
+  process.stdout.write(JSON.stringify(hello) + '\n');
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => write(answer(algorithms, line)));
+  lines.on('line', (line) => process.stdout.write(encoded(algorithms, line) + '\n'));
 }
 
 main();

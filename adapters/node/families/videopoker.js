@@ -11,6 +11,10 @@ const { InvalidInput } = require('../lib');
 // $rank_array and $suit_array of the script ("A", 2, ..., 10, "J", "Q", "K": as text here).
 const RANK_ARRAY = ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
 const SUIT_ARRAY = ['spades', 'hearts', 'diamonds', 'clubs'];
+// Every type, range, count and enum of the inputs (cards 0-51, five or ten of them, none
+// twice; held positions 1-5, none twice; the pay table names) is checked before run() by
+// inputs.js, against the spec's schema. The hashes are matched whole again: the schema's
+// pattern passes "<digits>\n" (its `$` is Python's, as the reference reads it).
 const HEX128 = /^[0-9a-fA-F]{128}$/;
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
@@ -18,9 +22,6 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 const phpHash = (algo, text) => crypto.createHash(algo).update(text, 'utf8').digest('hex');
 
 function cardOf(hexToDec) {
-  if (!Number.isInteger(hexToDec) || hexToDec < 0 || hexToDec > 51) {
-    throw new InvalidInput('card-out-of-range', `a card is 0 to 51, got ${hexToDec}`);
-  }
   // $rank=$hex_to_dec%13; $suit=intdiv($hex_to_dec,13)%4;
   return { number: hexToDec, rank: RANK_ARRAY[hexToDec % 13], suit: SUIT_ARRAY[Math.floor(hexToDec / 13) % 4] };
 }
@@ -31,9 +32,6 @@ function cardOf(hexToDec) {
 // when cards are still missing (quirk php-false-exhausted).
 function findCards(combinedHash, wanted) {
   if (!HEX128.test(combinedHash)) throw new InvalidInput('bad-hash', 'hash is 128 hex digits');
-  if (!Number.isInteger(wanted) || wanted < 1 || wanted > 10) {
-    throw new InvalidInput('bad-count', `count is 1 to 10, got ${wanted}`);
-  }
   const cardArray = [];
   const rows = [];
   let position = 0;
@@ -66,23 +64,10 @@ function findCards(combinedHash, wanted) {
   return { rows, cardArray };
 }
 
-function checkCards(numbers, size) {
-  if (!Array.isArray(numbers) || numbers.length !== size) {
-    throw new InvalidInput('wrong-card-count', `need ${size} cards`);
-  }
-  numbers.forEach(cardOf);
-  if (new Set(numbers).size !== numbers.length) throw new InvalidInput('duplicate-card', 'one deck');
-}
-
 // "Fair Gaming": "The first five cards found will be dealt on the deal, starting from left to
 // right. The second five cards will be in a queue ... if the player draws three cards, then he
 // will get the 6th, 7th, and 8th cards in the queue. The position of the discards does not matter."
 function dealAndDraw(cardArray, held) {
-  checkCards(cardArray, 10);
-  for (const p of held) {
-    if (!Number.isInteger(p) || p < 1 || p > 5) throw new InvalidInput('held-position-out-of-range', `${p}`);
-  }
-  if (new Set(held).size !== held.length) throw new InvalidInput('duplicate-held-position', 'twice');
   const hand = cardArray.slice(0, 5);
   const drawn = [];
   let next = 5;
@@ -117,9 +102,7 @@ const PAYS = {
 // Written from the tables, independently of the reference: a 13-slot rank histogram (0 = ace)
 // and a bit mask of the ranks present for the straights.
 function evaluate(numbers, paytable) {
-  checkCards(numbers, 5);
   const pays = PAYS[paytable];
-  if (!pays) throw new InvalidInput('unknown-paytable', `${paytable}`);
   const histogram = new Array(13).fill(0);
   let mask = 0;
   for (const n of numbers) {
@@ -161,7 +144,7 @@ function evaluate(numbers, paytable) {
 // The script's ending: `if ($server_seed_hash==$next_hash)`, but compared as hex text without
 // regard to case, never as numbers (quirks php-loose-comparison, php-case-sensitive-hash).
 function commitment(serverSeed, nextHash) {
-  if (typeof nextHash !== 'string' || !HEX64.test(nextHash)) throw new InvalidInput('bad-hash', '64 hex digits');
+  if (!HEX64.test(nextHash)) throw new InvalidInput('bad-hash', '64 hex digits');
   const serverSeedHash = phpHash('sha256', serverSeed);
   return { hash: serverSeedHash, matches: serverSeedHash === nextHash.toLowerCase() };
 }
@@ -380,8 +363,10 @@ function perSetPays(classPays) {
 // A pay table: rows [event, pays] top to bottom, and the row of each class.
 function payTable(text) {
   const names = { 'jacks-or-better': '6-9-20-75-500', 'tens-or-better': 'tens:5-6-22-75-500', 'bonus-poker': '5-8-25-35-70-45-500' };
-  if (/^[a-z-]+$/.test(text) && !names[text]) throw new InvalidInput('unknown-paytable', `${text}`);
-  const m = /^(?:(jacks|tens):)?([0-9]{1,7}(?:-[0-9]{1,7})*)$/.exec(names[text] || text);
+  // Object.hasOwn, not names[text]: "constructor" is a name too, of every object's prototype
+  const named = Object.hasOwn(names, text) ? names[text] : null;
+  if (/^[a-z-]+$/.test(text) && !named) throw new InvalidInput('unknown-paytable', `${text}`);
+  const m = /^(?:(jacks|tens):)?([0-9]{1,7}(?:-[0-9]{1,7})*)$/.exec(named || text);
   if (!m) throw new InvalidInput('bad-paytable', `cannot read pay table ${text}`);
   let pays = m[2].split('-').map(Number);
   if (pays.length === 5 || pays.length === 7) pays = [1, 2, 3, 4, ...pays];
@@ -400,7 +385,7 @@ function payTable(text) {
     q('four-5s-thru-ks'), idx('full-house'), idx('flush'), idx('straight'), idx('three-of-a-kind'),
     idx('two-pair'), idx(pairEvent), tens ? idx(pairEvent) : idx('all-other'), idx('all-other'), idx('all-other')];
   const notation = pays.slice(4).join('-');
-  return { rows, rowOf, classPays: rowOf.map((r) => rows[r][1]), notation: (names[text] || text) === text ? text : names[text].replace('tens:', '') };
+  return { rows, rowOf, classPays: rowOf.map((r) => rows[r][1]), notation: named ? named.replace('tens:', '') : text };
 }
 
 const gcd = (a, b) => { while (b) [a, b] = [b, a % b]; return a; };
@@ -416,8 +401,6 @@ function decimal6(num, den) { // halves up
 }
 
 function bestHold(cards, paytable) {
-  checkCards(cards, 5);
-  if (!PAYS[paytable]) throw new InvalidInput('unknown-paytable', `${paytable}`);
   const table = payTable(paytable);
   const order = [0, 1, 2, 3, 4].sort((a, b) => cards[a] - cards[b]);
   const ascending = order.map((i) => cards[i]);
