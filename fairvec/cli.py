@@ -3,7 +3,8 @@
 
 Exit status: 0 all good, 1 failures (or stale vectors), 2 bad usage or infrastructure,
 3 an internal error (a bug in fairvec: one line, FAIRVEC_DEBUG=1 for the traceback),
-130 interrupted (Ctrl-C), 128 + N on signal N (143 for SIGTERM).
+130 interrupted (Ctrl-C), 128 + N on signal N (143 for SIGTERM, 141 when the reader of
+stdout went away, as in `fairvec ... | head`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Interrupted as stop:
         print(f"fairvec: stopped by {stop.name}", file=sys.stderr)
         return EXIT_SIGNAL_BASE + stop.signal_number
+    except BrokenPipeError:  # `fairvec ... | head`: the reader left, as the shell means it
+        # Point stdout at nothing, so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_SIGNAL_BASE + signal.SIGPIPE
     except Exception as error:  # a bug in fairvec: one line, and its own status
         if os.environ.get("FAIRVEC_DEBUG"):
             raise

@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -374,8 +375,20 @@ def check_report_paths(*paths: Path | None) -> None:
             folder = folder.parent
         if not folder.is_dir():
             raise FairvecError(f"{option} {path}: {folder} is not a folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise FairvecError(f"{option} {path}: cannot write in {folder}; choose another place")
+        _probe_writable(option, path, folder)
+
+
+def _probe_writable(option: str, path: Path, folder: Path) -> None:
+    """Create and remove a file where the report will go (missing folders below ``folder``
+    are made when it is written, as pytest's --junitxml does). Permission bits alone say
+    yes for root or for /proc, where no file can be made."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".fairvec-probe-"):
+            pass
+    except OSError as error:
+        raise FairvecError(
+            f"{option} {path}: cannot write in {folder} ({error.strerror}); choose another place"
+        ) from None
 
 
 @contextmanager

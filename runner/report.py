@@ -231,13 +231,28 @@ def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result]) -> Non
         f"coverage: {len(selected)} of {len(algorithms)} algorithm(s) selected, "
         f"{len(selected) - len(partial)} with every selected vector run\n"
     )
+    undeclared = [name for name, entry in partial.items() if _only_undeclared(entry)]
+    if undeclared:  # one line, not one per algorithm the adapter never claimed
+        families = Counter(name.split(".", 1)[0] for name in undeclared)
+        listed = ", ".join(f"{family} ({count})" for family, count in sorted(families.items()))
+        stream.write(
+            f"  {len(undeclared)} algorithm(s) the adapter does not declare, skipped: "
+            f"{printable(listed)}\n"
+        )
     for name, entry in partial.items():
+        if name in undeclared:
+            continue
         skipped = ", ".join(f"{n} {reason}" for reason, n in entry["skipped"].items() if n)
         not_run = f", {entry['not_run']} not run" if entry["not_run"] else ""
         stream.write(
             f"  {printable(name)}: {entry['run']} of {entry['selected']} run"
             f"{not_run}{f', skipped: {skipped}' if skipped else ''}\n"
         )
+
+
+def _only_undeclared(entry: dict[str, Any]) -> bool:
+    skipped = {reason: n for reason, n in entry["skipped"].items() if n}
+    return entry["run"] == 0 and not entry["not_run"] and set(skipped) == {"algorithm-not-declared"}
 
 
 def _needs_attention(result: Result) -> bool:

@@ -251,6 +251,8 @@ def test_claims_check_fails_on_a_stale_page(tmp_path: Path, capsys: pytest.Captu
         (["analyze", "casino.plinko", "--pins", "17"], "--pins is 8 to 16"),
         (["analyze", "claims"], "exactly one of --write"),
         (["analyze", "nardy.rolls", "--cuts", "0", "8"], "--cuts takes two cuts"),
+        (["analyze", "videopoker", "--pay-table", "foo"], "--pay-table: cannot read pay table"),
+        (["analyze", "videopoker", "--pay-table", "9-6"], "has 2 pays; give 5 or 7"),
     ],
 )
 def test_bad_input_is_a_one_line_error(arguments: list[str], message: str,

@@ -887,3 +887,25 @@ def test_a_cert_authority_line_is_refused_in_one_line(tmp_path: Path, release: R
     signers = tmp_path / "allowed_signers"
     signers.write_text(f"*@test cert-authority {public[0]} {public[1]}\n", "utf-8")
     assert "cert-authority" in fail("release", "verify", release.archive, "--trusted-key", signers)
+
+
+def test_signing_without_cryptography_writes_nothing(tmp_path: Path) -> None:
+    """A key is given but the release extra is not installed: one line, and no archive or
+    sums left behind unsigned."""
+    blocker = tmp_path / "blocked" / "cryptography"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('No module named cryptography')\n")
+    key = tmp_path / "id_ed25519"
+    key.write_text("not read: the check comes first\n")
+    out = tmp_path / "out"
+    from support import FAIRVEC
+
+    done = subprocess.run(
+        [FAIRVEC, "release", "build", "--version", "1.0.0", "--out", str(out),
+         "--ssh-key", str(key)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "blocked")},
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pip install 'fairvec[release]'" in done.stderr and done.stderr.count("\n") == 1
+    assert not out.exists() or not any(out.iterdir())

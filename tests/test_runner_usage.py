@@ -5,6 +5,9 @@ run that checks nothing does not pass silently."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,17 @@ def test_a_report_path_under_a_file_is_refused_before_the_run(tmp_path: Path) ->
     target = blocker / "junit.xml"
     done = fairvec("run", *THREE, "--junit", target, "--", str(tmp_path / "no-adapter"))
     one_line_exit_2(done, f"--junit {target}: {blocker} is not a folder")
+
+
+def test_a_report_place_where_no_file_can_be_made_is_refused_before_the_run(
+    tmp_path: Path,
+) -> None:
+    """/proc says writable to root by its permission bits, yet no file can be made there:
+    the check makes one (and removes it) instead of trusting the bits."""
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc on this system")
+    done = fairvec("run", *THREE, "--junit", "/proc/x.xml", "--", str(tmp_path / "no-adapter"))
+    one_line_exit_2(done, "--junit /proc/x.xml: cannot write in /proc")
 
 
 def vector_folder(tmp_path: Path, text: bytes) -> Path:
@@ -102,6 +116,28 @@ def test_an_internal_error_has_its_own_status_and_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "internal error: RuntimeError: something impossible" in err
+
+
+def test_a_reader_that_leaves_is_not_an_internal_error() -> None:
+    """`fairvec ... | head`: the pipe closes under a long output; that is SIGPIPE's status,
+    with nothing on stderr, not a bug report."""
+    code = (
+        "import sys\n"
+        "from fairvec import cli\n"
+        "def chatty(_arguments):\n"
+        "    while True:\n"
+        "        print('x' * 1000)\n"
+        "cli._run_generate = chatty\n"
+        "sys.exit(cli.main(['generate']))\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.read(10)
+    child.stdout.close()
+    assert child.wait(timeout=60) == 128 + signal.SIGPIPE
+    assert child.stderr.read() == b""
 
 
 def report_of(tmp_path: Path, *arguments: str) -> tuple[Any, dict[str, Any]]:

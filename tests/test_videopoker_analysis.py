@@ -9,8 +9,11 @@ computed two independent ways and compared.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import os
 import random
+import subprocess
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import FAIRVEC
 
 np = pytest.importorskip("numpy")
 
@@ -181,3 +185,26 @@ def test_a_bad_notation_is_one_line_naming_the_format(text: str) -> None:
 )
 def test_decimals_round_halves_away_from_zero(value: Fraction, text: str) -> None:
     assert fast.decimal(value) == text == vp.exact_decimal(value)
+
+
+def test_without_numpy_the_bundled_adapter_skips_the_analysis_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    """The README's first command installs no extra: the tables are then skipped, saying
+    which extra to install, and the run still passes (no crash loop)."""
+    blocker = tmp_path / "numpy"
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('No module named numpy')\n")
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [FAIRVEC, "run", "--bundled", "python", "--algorithm", "videopoker.analysis",
+         "--json", str(report)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(report.read_text(encoding="utf-8"))["results"]
+    answered = [r for r in results if r["status"] != "pass"]
+    assert answered and all(r["status"] == "skip" for r in answered)
+    assert all("fairvec[analysis]" in r["message"] for r in answered)
+    assert any(r["status"] == "pass" for r in results)  # the invalid inputs need no NumPy

@@ -46,6 +46,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         output = compute(request["algorithm"], request["input"], request.get("variant"))
     except InvalidInput as error:
         return {"id": request["id"], "error": {"code": error.code, "message": error.message}}
+    except ImportError as missing:  # an optional extra (NumPy for videopoker.analysis)
+        reason = f"{missing}: pip install 'fairvec[analysis]'"
+        return {"id": request["id"], "unsupported": True, "reason": reason}
     return {"id": request["id"], "output": output}
 
 

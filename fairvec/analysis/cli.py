@@ -142,7 +142,10 @@ def run_videopoker(arguments: argparse.Namespace) -> int:
     except ImportError as error:
         raise FairvecError(f"analyze videopoker needs the optional extra: pip install "
                            f"'fairvec[analysis]' ({error})") from None
-    table = videopoker.parse_pay_table(arguments.pay_table)
+    try:
+        table = videopoker.parse_pay_table(arguments.pay_table)
+    except ValueError as error:  # the user's table, not a bug: say what is wrong with it
+        raise FairvecError(f"analyze videopoker --pay-table: {error}") from None
     print(videopoker.render_table(videopoker.analyze(table)), end="")
     return EXIT_OK
 

@@ -59,8 +59,11 @@ def _add_build(actions: Commands[argparse.ArgumentParser]) -> None:
 
 def _run_build(arguments: argparse.Namespace) -> int:
     from fairvec.release.build import build
+    from fairvec.release.errors import require_cryptography
     from fairvec.release.sign import sign_release
 
+    if arguments.ssh_key or arguments.minisign_key:
+        require_cryptography()  # before anything is written: never half a signed release
     built = build(arguments.version, arguments.out, arguments.source)
     print(f"{built.archive}  ({len(built.manifest.files)} files, {built.manifest.vectors} vectors)")
     print(f"suite digest {built.manifest.suite_digest}")
