@@ -88,14 +88,17 @@ def properties(junit: Path) -> dict[str, dict[str, list[str]]]:
     return found
 
 
+@pytest.mark.parametrize("bundled", ["python", "node"])
 def test_a_verified_release_runs_and_all_three_reports_name_it(
-    tmp_path: Path, release: tuple[Path, Path, dict[str, Any]]
+    tmp_path: Path, release: tuple[Path, Path, dict[str, Any]], bundled: str
 ) -> None:
+    if bundled == "node" and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
     archive, signers, manifest = release
     json_path, junit = tmp_path / "report.json", tmp_path / "junit.xml"
     done = fairvec(
         "run", "--suite", archive, "--trusted-key", signers, "--min-version", "1.2.0",
-        "--json", json_path, "--junit", junit, "--no-progress", "--bundled", "python",
+        "--json", json_path, "--junit", junit, "--no-progress", "--bundled", bundled,
     )  # fmt: skip
     assert done.status == 0, done.stdout + done.stderr
     report = check_reports(json_path, junit)
