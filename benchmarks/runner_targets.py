@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -23,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from runner_throughput import (
@@ -66,8 +68,8 @@ def table_command(works: list[Work], folder: Path) -> list[str]:
         expected = work.vector["expected"]
         body = {"error": {"code": expected["error"]}} if "error" in expected else expected
         answers[work.vector["id"]] = json.dumps({"id": work.vector["id"], **body})
-    hello = {"type": "hello", "protocol": 1, "name": "table", "version": "0"}
-    hello["algorithms"] = {name: sorted(v) for name, v in algorithms.items()}  # type: ignore[assignment]
+    hello: dict[str, Any] = {"type": "hello", "protocol": 1, "name": "table", "version": "0"}
+    hello["algorithms"] = {name: sorted(v) for name, v in algorithms.items()}
     table = folder / "table.json"
     table.write_text(json.dumps({"hello": hello, "answers": answers}), encoding="ascii")
     return [sys.executable, str(HERE / "table_adapter.py"), str(table)]
@@ -122,11 +124,11 @@ def main() -> None:
         rows = []
         for label, command in (("node", node), ("table", table)):
             direct = median(
-                arguments.repeats, lambda c=command: time_direct(c, lines, lockstep=False)
+                arguments.repeats, functools.partial(time_direct, command, lines, lockstep=False)
             )
             for window in (32, 256):
                 ran = median(
-                    arguments.repeats, lambda c=command, w=window: time_runner(c, works, w)
+                    arguments.repeats, functools.partial(time_runner, command, works, window)
                 )
                 rows.append((label, window, direct, ran))
         print(f"\n{len(works)} synthetic battle requests, median of {arguments.repeats}")
@@ -146,7 +148,7 @@ def main() -> None:
         ):
             for jobs in (1, 2):
                 seconds = median(
-                    arguments.repeats, lambda e=extra, j=jobs: wall([*base, "-j", str(j), *e])
+                    arguments.repeats, functools.partial(wall, [*base, "-j", str(jobs), *extra])
                 )
                 print(f"  -j {jobs} {label:<34} {seconds:7.2f}")
         accumulated = [

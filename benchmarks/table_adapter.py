@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
+fast_loads: Callable[[bytes], Any]
 try:
     from orjson import loads as fast_loads
 except ImportError:  # the fast extra is optional; json is only slower
