@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairvec.errors import FairvecError
+from fairvec.runner.cli import positive_seconds
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -65,7 +66,8 @@ def _add_locate(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--vectors", type=Path, metavar="DIR", help="vector folder (default: the installed)"
     )
     locate.add_argument(
-        "--timeout", type=float, default=10.0, metavar="SECONDS", help="per-case limit"
+        "--timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
+        help="per-case limit (default 10)",
     )
     locate.add_argument(
         "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
