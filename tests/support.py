@@ -101,3 +101,18 @@ def junit_schemas() -> list[Any]:
     schemas = [xmlschema.XMLSchema(str(xsd)) for xsd in sorted(JUNIT_SCHEMAS.glob("*.xsd"))]
     assert len(schemas) == 2, "tests/junit/ holds the Jenkins and the Ant JUnit schemas"
     return schemas
+
+
+# A small release for the release and --suite tests: two algorithms, the four schemas and
+# the protocol document (paths inside the package).
+SMALL_RELEASE = (
+    "spec/spec.schema.json",
+    "spec/battle/ticket.yaml",
+    "spec/nardy/cuts.yaml",
+    "vectors/vectors.schema.json",
+    "vectors/battle/ticket.json",
+    "vectors/nardy/cuts.json",
+    "runner/schemas/protocol.schema.json",
+    "runner/schemas/report.schema.json",
+    "docs/adapter-protocol.md",
+)

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
 )
 from support import REPO
+from support import SMALL_RELEASE as SMALL
 
 from fairvec.cli import main
 from fairvec.release import sshsig
@@ -39,18 +40,6 @@ from fairvec.release.manifest import parse_manifest
 from fairvec.release.verify import Limits, open_verified_suite
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
 
-# A small release: two families, the four schemas and the protocol document.
-SMALL = (
-    "spec/spec.schema.json",
-    "spec/battle/ticket.yaml",
-    "spec/nardy/cuts.yaml",
-    "vectors/vectors.schema.json",
-    "vectors/battle/ticket.json",
-    "vectors/nardy/cuts.json",
-    "runner/schemas/protocol.schema.json",
-    "runner/schemas/report.schema.json",
-    "docs/adapter-protocol.md",
-)
 CHANGED = "vectors/battle/ticket.json"
 SSH_KEYGEN, MINISIGN = shutil.which("ssh-keygen"), shutil.which("minisign")
 needs_ssh_keygen = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen is not installed")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support import FIRE, GRASS, REPO, WATER, check_reports, fairvec, misbehaving
+from support import SMALL_RELEASE as SMALL
 
 from fairvec.cli import main
 from fairvec.vectorfiles import default_vectors_root, vectors_digest
@@ -30,17 +31,6 @@ from cryptography.hazmat.primitives.serialization import (  # noqa: E402
 )
 
 VECTORS = default_vectors_root()
-SMALL = (  # a small release: two algorithms, the schemas and the protocol document
-    "spec/spec.schema.json",
-    "spec/battle/ticket.yaml",
-    "spec/nardy/cuts.yaml",
-    "vectors/vectors.schema.json",
-    "vectors/battle/ticket.json",
-    "vectors/nardy/cuts.json",
-    "runner/schemas/protocol.schema.json",
-    "runner/schemas/report.schema.json",
-    "docs/adapter-protocol.md",
-)
 PRINCIPAL = "release@test"
 
 
