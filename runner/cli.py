@@ -449,9 +449,19 @@ def _select(
     if not works and not none_ok:  # none_ok: accumulated vectors are selected
         raise FairvecError(
             f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
-            "--exclude-tag)"
+            f"--exclude-tag){_algorithm_hint(globs, _suite_algorithms(arguments))}"
         )
     return works, variants
+
+
+def _algorithm_hint(globs: list[str], suite: set[str]) -> str:
+    """For an --algorithm that matches nothing, the suite's closest id, as for the hello."""
+    for glob in globs:
+        if not any(fnmatch.fnmatchcase(name, glob) for name in suite):
+            close = difflib.get_close_matches(glob, sorted(suite), n=1)
+            if close:
+                return f"; --algorithm {glob!r} matches nothing: did you mean {close[0]!r}?"
+    return ""
 
 
 def _suite_algorithms(arguments: argparse.Namespace) -> set[str]:

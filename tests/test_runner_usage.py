@@ -61,6 +61,11 @@ def test_a_report_place_where_no_file_can_be_made_is_refused_before_the_run(
     one_line_exit_2(done, "--junit /proc/x.xml: cannot write in /proc")
 
 
+def test_a_misspelt_algorithm_is_answered_with_the_closest_id() -> None:
+    done = fairvec("run", "--algorithm", "battle.mvoe", "--bundled", "python")
+    one_line_exit_2(done, "--algorithm 'battle.mvoe' matches nothing: did you mean 'battle.move'?")
+
+
 def vector_folder(tmp_path: Path, text: bytes) -> Path:
     family = tmp_path / "vectors" / "battle"
     family.mkdir(parents=True)
