@@ -96,8 +96,12 @@ class Session:
         max_crashes: int = MAX_CRASHES,
         on_result: Callable[[Result], None] = lambda _result: None,
         judge: Callable[[dict[str, Any], str, dict[str, Any], dict[str, Any]], Result] = judge,
+        process: AdapterProcess | None = None,
     ) -> None:
+        """``process``: the adapter already spawned (``AdapterProcess(command)``), so that
+        it starts while the caller loads vector files; its hello is awaited here."""
         self.command = list(command)
+        self._spawned = process
         self.judge = judge  # accumulated vectors collect answers instead (runner/accumulate.py)
         self.timeout = timeout
         self.window = window
@@ -134,7 +138,9 @@ class Session:
     def _start(self) -> Hello:
         if self._closed:  # -j: close() came from another thread; start nothing more
             raise AdapterStartError("the run was stopped")
-        process = AdapterProcess(self.command, max_line=self.max_line)
+        process, self._spawned = self._spawned, None
+        if process is None:
+            process = AdapterProcess(self.command, max_line=self.max_line)
         self._starting = process  # so close() from another thread kills it too
         try:
             if self._closed:
@@ -596,6 +602,7 @@ class ParallelSession:
         *,
         jobs: int,
         on_result: Callable[[Result], None] = lambda _result: None,
+        process: AdapterProcess | None = None,
         **options: Any,
     ) -> None:
         self._lock = threading.Lock()
@@ -611,7 +618,9 @@ class ParallelSession:
         for starter in starters:
             starter.start()
         try:
-            self.first = self._share(Session(command, on_result=self._report, **options))
+            self.first = self._share(
+                Session(command, on_result=self._report, process=process, **options)
+            )
         except BaseException:  # the run's own start failed: leave no instance behind
             self._stop.set()
             for starter in starters:
