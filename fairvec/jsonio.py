@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Callable
 from functools import partial
@@ -32,7 +31,15 @@ except ImportError:  # pragma: no cover - the pure-Python path is tested by FAIR
 if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
     _orjson_loads = _orjson_sorted = _orjson_dumps = None
 # 19 digits in a row may be an integer beyond 64 bits (orjson would make it a float).
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Found by mapping every digit to "0" and everything else to " " (C speed, several times
+# faster than a regular expression over digit-heavy text such as hex seeds).
+_DIGITS_ONLY = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def _long_digits(text: bytes) -> bool:
+    return _NINETEEN_DIGITS in text.translate(_DIGITS_ONLY)
+
 
 # Deeper than any real vector, spec or adapter message (they nest under ten levels), and far
 # enough below Python's recursion limit that comparing, validating and printing a value
@@ -84,12 +91,24 @@ def compact_ascii(value: Any) -> bytes:
 def fast_loads(line: bytes) -> Any:
     """One short text (an adapter's line), parsed as json.loads would, faster where orjson
     is installed; raises what json.loads raises."""
-    if _orjson_loads is not None and not _LONG_DIGITS.search(line):
+    if _orjson_loads is not None and not _long_digits(line):
         try:
             return _orjson_loads(line)
         except ValueError:
             pass  # json decides, and says why
     return json.loads(line)
+
+
+def fast_loads_each(lines: list[bytes]) -> list[Any] | None:
+    """Each line parsed, as fast_loads would, with C doing the per-line work (orjson mapped
+    over the lines, one long-integer guard for them all); None when orjson is not
+    installed or refuses any line (then the caller parses them one by one)."""
+    if _orjson_loads is None or _long_digits(b"\n".join(lines)):
+        return None
+    try:
+        return list(map(_orjson_loads, lines))
+    except ValueError:
+        return None
 
 
 def trusted_loads(data: bytes) -> Any:
@@ -177,6 +196,19 @@ def same_json(expected: Any, actual: Any) -> bool:
         except TypeError:  # orjson writes neither a lone surrogate nor a huge integer
             pass
     return json_equal(expected, actual)
+
+
+def same_json_list(expected: list[Any], actual: list[Any]) -> bool:
+    """Whether the lists are item by item the same JSON, settled at C speed or not at all:
+    False also when only json_equal could tell (then compare item by item). Equal sorted
+    orjson texts of two lists mean equal texts item by item, since each item's text ends
+    where its JSON value ends."""
+    if _orjson_sorted is None or expected != actual:
+        return False
+    try:
+        return _orjson_sorted(expected) == _orjson_sorted(actual)
+    except TypeError:  # a lone surrogate, a huge integer, or a non-JSON sentinel
+        return False
 
 
 def json_equal(left: Any, right: Any) -> bool:

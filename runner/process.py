@@ -22,8 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 EventKind = Literal["stdout", "stderr", "too-long", "stdout-closed"]
 DEFAULT_MAX_LINE = 16 * 1024 * 1024  # bytes; --max-line-bytes
@@ -33,11 +32,11 @@ KILL_GRACE_SECONDS = 1.0  # a polite adapter exits this soon after its stdin clo
 PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
     """What the adapter did. ``line`` holds a stdout line, a stderr line, the start of an
     over-long line ("too-long", on stdout or stderr as ``stream`` says), or for
-    "stdout-closed" the bytes written after the last newline (a partial line), if any."""
+    "stdout-closed" the bytes written after the last newline (a partial line), if any.
+    (A named tuple, not a dataclass: one is made per line, and a tuple is made faster.)"""
 
     kind: EventKind
     line: bytes = b""

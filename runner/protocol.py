@@ -13,11 +13,14 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from itertools import repeat, takewhile
+from operator import add
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads, fast_loads_each
 
-from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads
+if TYPE_CHECKING:  # jsonschema is imported where used: it costs start-up time
+    import jsonschema
 
 PROTOCOL_VERSION = 1
 SHOWN = 120  # characters of a bad line quoted in a message
@@ -77,6 +80,8 @@ def protocol_schema() -> dict[str, Any]:
 
 @cache
 def _validator(definition: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = protocol_schema()
     wrapper = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
     return jsonschema.Draft202012Validator(wrapper)
@@ -84,6 +89,8 @@ def _validator(definition: str) -> jsonschema.protocols.Validator:
 
 def schema_problem(message: Any, definition: str) -> str | None:
     """Why ``message`` breaks the protocol schema's ``definition``, or None."""
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(message))
     if error is None:
         return None
@@ -114,10 +121,29 @@ def parse_hello(line: bytes) -> Hello:
         raise ValueError(problem)
     if not isinstance(message, dict) or message.get("type") != "hello":
         raise ValueError(f'the first line must be {{"type": "hello", ...}}, got {_quote(line)}')
-    problem = schema_problem(message, "hello")
+    problem = None if _plain_hello(message) else schema_problem(message, "hello")
     if problem:
         raise ValueError(f"{problem} (in {_quote(line)})")
     return Hello(message["name"], message["version"], message["algorithms"])
+
+
+def _plain_hello(message: dict[str, Any]) -> bool:
+    """The hellos adapters send, each valid under the schema, recognised without loading
+    jsonschema (whose import would delay the first request by a tenth of a second)."""
+    name, version, algorithms = (message.get(key) for key in ("name", "version", "algorithms"))
+    return (
+        type(message.get("protocol")) is int
+        and message["protocol"] == PROTOCOL_VERSION
+        and type(name) is str
+        and type(version) is str
+        and bool(name)
+        and bool(version)
+        and type(algorithms) is dict
+        and all(
+            type(variants) is list and all(type(variant) is str for variant in variants)
+            for variants in algorithms.values()
+        )
+    )
 
 
 def parse_response(line: bytes) -> Response:
@@ -134,6 +160,42 @@ def parse_response(line: bytes) -> Response:
     if problem:
         return Response(named, message, f"not a valid response ({problem}): {_quote(line)}")
     return Response(named, message)
+
+
+def plain_response(line: bytes) -> dict[str, Any] | None:
+    """The message of a line that is plainly a valid response (see _plainly_valid), or
+    None, for parse_response to say what else it is. The runner's per-line fast path."""
+    if line.count(b"[") + line.count(b"{") > MAX_NESTING:
+        return None  # perhaps nested too deep: parse_response decides
+    try:
+        message = fast_loads(line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
+        return None
+    if type(message) is dict and _plainly_valid(message):
+        return message
+    return None
+
+
+def plain_responses(lines: list[bytes]) -> list[dict[str, Any]]:
+    """The messages of the longest run of ``lines``, from the first, that are each plainly
+    a valid response (see plain_response), C doing most of the per-line work."""
+    opened = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
+    shallow = list(takewhile(lambda count: count <= MAX_NESTING, opened))
+    lines = lines[: len(shallow)]  # a deeper one is left to parse_response's nesting check
+    messages = fast_loads_each(lines)
+    if messages is None:  # one line is not JSON, or orjson cannot read it: one by one
+        found = []
+        for line in lines:
+            message = plain_response(line)
+            if message is None:
+                break
+            found.append(message)
+        return found
+    return list(takewhile(_is_plain, messages))
+
+
+def _is_plain(message: Any) -> bool:
+    return type(message) is dict and _plainly_valid(message)
 
 
 def _plainly_valid(message: dict[str, Any]) -> bool:

@@ -21,7 +21,7 @@ class KnownFailure:
     line: int
 
 
-@dataclass
+@dataclass(slots=True)  # one per vector: slots make it smaller and faster to make
 class Result:
     vector: dict[str, Any]
     algorithm: str
@@ -40,7 +40,7 @@ class Result:
         return str(self.vector["id"])
 
 
-@dataclass
+@dataclass(slots=True)
 class Work:
     vector: dict[str, Any]
     algorithm: str

@@ -26,9 +26,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
-from fairvec.runner.compare import judge
+from fairvec.runner.compare import judge, judge_outputs
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
     AdapterProcess,
@@ -41,6 +42,7 @@ from fairvec.runner.protocol import (
     Response,
     parse_hello,
     parse_response,
+    plain_responses,
     quote,
     request_bytes,
 )
@@ -63,14 +65,26 @@ PANIC = re.compile(
 )
 
 
-@dataclass
 class _Flight:
-    work: Work
-    head_since: float  # when it became the oldest unanswered request
+    """A request sent and not yet ended (one per vector: a plain class with slots, made
+    fast)."""
 
-    @property
-    def id(self) -> str:
-        return str(self.work.vector["id"])
+    __slots__ = ("head_since", "id", "work")
+
+    def __init__(self, work: Work, head_since: float) -> None:
+        self.work = work
+        self.id = str(work.vector["id"])
+        self.head_since = head_since  # when it became the oldest unanswered request
+
+
+def in_vector_order(results: list[Result], works: Sequence[Work]) -> list[Result]:
+    """Skips end first, a crash resends vectors later and -j interleaves sessions: the
+    report lists results in the vectors' order (usually they already are: checked first,
+    by identity, at C speed)."""
+    if [result.vector for result in results] == [work.vector for work in works]:
+        return results
+    position = {work.vector["id"]: index for index, work in enumerate(works)}
+    return sorted(results, key=lambda result: position[result.id])
 
 
 @dataclass
@@ -224,9 +238,7 @@ class Session:
             self._ended_here.clear()  # a long stream would keep every answer otherwise
         else:
             self._drain_at_end()
-        # Skips end first and a crash resends vectors later; report in the vectors' order.
-        position = {work.vector["id"]: index for index, work in enumerate(works)}
-        return sorted(self._results, key=lambda result: position[result.id])
+        return in_vector_order(self._results, works)
 
     def _unsupported_reason(self, work: Work) -> str | None:
         variants = self.hello.algorithms.get(work.algorithm)
@@ -287,10 +299,70 @@ class Session:
             if not events and time.monotonic() >= deadline:
                 self._on_timeout()
                 return
-        for event in events:
+        index = 0
+        while index < len(events):
             if self.process is not process:
                 return  # the process was lost: the rest of what it said concerns nobody
-            self._on_event(event)
+            answered = self._answered_plainly(events, index)
+            if answered:
+                index += answered
+            else:
+                self._on_event(events[index])
+                index += 1
+
+    def _answered_plainly(self, events: list[Event], start: int) -> int:
+        """The lines every good adapter writes, judged at the least cost: from
+        ``events[start]`` on, a run of stdout lines, each a plainly valid answer naming
+        the head of its turn, with no earlier line waiting to be settled (judged as a
+        batch, see judge_outputs). Returns how many were answered: 0, having done nothing,
+        when the run is not all such lines (the general path then takes them one by one)."""
+        if self._tentative is not None:
+            return 0
+        end = start
+        limit = min(len(events), start + len(self._inflight))
+        while end < limit and events[end].kind == "stdout":
+            end += 1
+        if end == start:
+            return 0
+        messages = plain_responses([event.line for event in events[start:end]])
+        heads = list(islice(self._inflight, len(messages)))
+        answered = 0  # the first lines that name the heads in turn
+        while answered < len(messages) and messages[answered]["id"] == heads[answered].id:
+            answered += 1
+        if answered:
+            works = [head.work for head in heads[:answered]]
+            self._end_heads(heads[:answered], self._judge_all(works, messages[:answered]))
+        return answered
+
+    def _judge_all(self, works: list[Work], messages: list[dict[str, Any]]) -> list[Result]:
+        """self.judge on each; for judge itself, the outputs first in one batch."""
+        results: list[Result | None] = [None] * len(works)
+        if self.judge is judge:
+            given = [index for index, message in enumerate(messages) if "output" in message]
+            passed = judge_outputs(
+                [works[index] for index in given], [messages[index]["output"] for index in given]
+            )
+            for index, result in zip(given, passed or [], strict=False):
+                results[index] = result
+        return [
+            result or self.judge(work.vector, work.algorithm, work.output_schema, message)
+            for result, work, message in zip(results, works, messages, strict=True)
+        ]
+
+    def _end_heads(self, heads: list[_Flight], results: list[Result]) -> None:
+        """The first len(heads) requests in flight ended with these results, now."""
+        now = time.monotonic()
+        for head, result in zip(heads, results, strict=True):
+            self._inflight.popleft()
+            del self._by_id[head.id]
+            result.seconds = now - head.head_since
+            head.head_since = now
+            self._ended_here[head.id] = result
+            self._finish(result)
+        if self._inflight:
+            self._inflight[0].head_since = now
+        self._losses = 0
+        self._stderr_mark = self._stderr_total
 
     def _on_event(self, event: Event) -> None:
         if event.kind == "stdout":
@@ -696,8 +768,7 @@ class ParallelSession:
         if failures:
             raise failures[0]
         results = [result for session in self.sessions for result in session._results]
-        position = {work.vector["id"]: index for index, work in enumerate(works)}
-        return sorted(results, key=lambda result: position[result.id])
+        return in_vector_order(results, works)
 
     @staticmethod
     def _drive_here(session: Session) -> None:
