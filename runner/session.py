@@ -19,12 +19,14 @@ run stops: the vectors left are "not run" and the run exits 2.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -75,6 +77,20 @@ class _Flight:
         self.work = work
         self.id = str(work.vector["id"])
         self.head_since = head_since  # when it became the oldest unanswered request
+
+
+@contextmanager
+def _vectors_frozen() -> Iterator[None]:
+    """The vectors, loaded before the run, live through it: moved out of the cyclic
+    garbage collector's sight meanwhile, so that its collections, which the run's
+    allocations set off, do not walk millions of their objects again and again (about a
+    third of the runner's own time on the whole suite, docs/benchmarks.md). Back in sight
+    afterwards."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def in_vector_order(results: list[Result], works: Sequence[Work]) -> list[Result]:
@@ -226,6 +242,10 @@ class Session:
     def run(self, works: Sequence[Work], *, keep_open: bool = False) -> list[Result]:
         """``keep_open``: leave the adapter up for the next run() (a stream of blocks);
         a late line about this run's vectors is then a stray line."""
+        with _vectors_frozen():
+            return self._run(works, keep_open=keep_open)
+
+    def _run(self, works: Sequence[Work], *, keep_open: bool) -> list[Result]:
         self._results = []
         for work in works:
             reason = self._unsupported_reason(work)
@@ -263,29 +283,29 @@ class Session:
     def _has_shared(self) -> bool:
         return bool(self._shared) and not self._stop.is_set()
 
-    def _next_work(self) -> Work | None:
-        """A resent request first, then the shared queue's next (-j)."""
-        if self._pending:
-            return self._pending.popleft()
-        if self._stop.is_set():
-            return None
-        try:
-            return self._shared.popleft()  # atomic: sessions in other threads pull too
-        except IndexError:
-            return None
+    def _next_works(self, room: int) -> list[Work]:
+        """Up to ``room`` works: resent requests first, then the shared queue's (-j)."""
+        pending = self._pending
+        works = [pending.popleft() for _ in range(min(room, len(pending)))]
+        shared = self._shared
+        while len(works) < room and shared and not self._stop.is_set():
+            try:
+                works.append(shared.popleft())  # atomic: sessions in other threads pull too
+            except IndexError:
+                break
+        return works
 
     def _fill(self) -> None:
         """Send requests up to the window, in one write."""
         assert self.process
-        lines = []
+        works = self._next_works(self.window - len(self._inflight))
+        if not works:
+            return
         now = time.monotonic()
-        while len(self._inflight) < self.window and (work := self._next_work()) is not None:
-            flight = _Flight(work, now)
-            self._inflight.append(flight)
-            self._by_id[flight.id] = flight
-            lines.append(request_bytes(work.vector, work.algorithm))
-        if lines:
-            self.process.send(b"".join(lines))
+        flights = [_Flight(work, now) for work in works]
+        self._inflight.extend(flights)
+        self._by_id.update([(flight.id, flight) for flight in flights])
+        self.process.send(b"".join([request_bytes(work.vector, work.algorithm) for work in works]))
 
     def _step(self) -> None:
         """Wait for what the adapter says (or the head's deadline) and act on all of it."""
@@ -747,6 +767,10 @@ class ParallelSession:
         return [line for session in self.sessions for line in session.stray_lines]
 
     def run(self, works: Sequence[Work]) -> list[Result]:
+        with _vectors_frozen():
+            return self._run(works)
+
+    def _run(self, works: Sequence[Work]) -> list[Result]:
         for session in self.sessions:
             session._results = []
         for work in works:
