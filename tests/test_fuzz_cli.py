@@ -125,6 +125,8 @@ def test_shrink_gives_a_smaller_input_that_still_disagrees() -> None:
         *wrong_port("lower-hex-server-seed"),
     )
     (document,) = documents(done.stdout)
+    replay = next(line for line in done.stdout.splitlines() if line.startswith("replay: "))
+    assert "--shrink --shrink-attempts 300 --max-details 1" in replay  # the same report again
     shrunk, original = document["case"]["input"], document["original_input"]
     assert len(json.dumps(shrunk)) < len(json.dumps(original))
     variant = document["case"].get("variants", [None])[0]

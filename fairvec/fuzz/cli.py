@@ -12,6 +12,7 @@ from pathlib import Path
 from fairvec.runner.cli import positive_int, positive_seconds
 
 MAX_SEED = 2**63 - 1
+MAX_DETAILS = 5  # --max-details: mismatches reported in full
 
 
 def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -88,9 +89,9 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     shrink.add_argument(
         "--max-details",
         type=positive_int,
-        default=5,
+        default=MAX_DETAILS,
         metavar="N",
-        help="mismatches reported (and shrunk) in full (default 5)",
+        help=f"mismatches reported (and shrunk) in full (default {MAX_DETAILS})",
     )
     shrink.add_argument(
         "--cases",

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from fairvec.errors import FairvecError
+from fairvec.fuzz.cli import MAX_DETAILS
 from fairvec.fuzz.engine import Fuzzer, Outcome
 from fairvec.fuzz.plan import AlgorithmPlan
 from fairvec.fuzz.report import (
@@ -91,6 +92,10 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
         words += ["--algorithm", glob]
     if arguments.space:
         words += ["--space", str(arguments.space)]
+    if arguments.shrink:  # the same mismatches, shrunk the same way
+        words += ["--shrink", "--shrink-attempts", str(arguments.shrink_attempts)]
+    if arguments.max_details != MAX_DETAILS:
+        words += ["--max-details", str(arguments.max_details)]
     command = list(arguments.command)
     if arguments.bundled:
         words += ["--bundled", arguments.bundled]
