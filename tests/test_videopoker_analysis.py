@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import shutil
 import subprocess
 from collections import Counter
 from fractions import Fraction
@@ -208,3 +209,26 @@ def test_without_numpy_the_bundled_adapter_skips_the_analysis_with_the_reason(
     assert answered and all(r["status"] == "skip" for r in answered)
     assert all("fairvec[analysis]" in r["message"] for r in answered)
     assert any(r["status"] == "pass" for r in results)  # the invalid inputs need no NumPy
+
+
+@pytest.mark.parametrize("paytable", ["1-1-1-1-1-1-1-1-1", "tens:1-2-3-4-5-6-7-8-9"])
+def test_the_node_port_agrees_where_suit_classes_split(paytable: str) -> None:
+    """The Node port solves one deal per suit class, and a class whose tied holds end in
+    different counts deal by deal (the tie order sees the cards, not the class). No vector
+    splits a class; these tables do (520,776 split deals in the first), so both paths of
+    the port are held to the reference here."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed")
+    from fairvec.reference import compute
+
+    request = {"id": "t", "algorithm": "videopoker.analysis", "variant": None,
+               "input": {"paytable": paytable}}
+    done = subprocess.run(
+        [node, str(ROOT / "adapters" / "node" / "adapter.js")],
+        input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=300,
+    )
+    answer = json.loads(done.stdout.splitlines()[1])
+    expected = compute("videopoker.analysis", {"paytable": paytable}, None)
+    assert answer == {"id": "t", "output": expected}
+    assert expected["split_deals"] > 0 or expected["tied_deals"] > 0

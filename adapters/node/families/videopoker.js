@@ -198,7 +198,8 @@ module.exports = {
 // Written from the specs. One engine for both: N_k[S] counts, for every set S of k <= 4
 // cards, the five-card hands containing S by final-hand class; a hold's draws are then
 // sum over T within the discards of (-1)^|T| N[held + T] (inclusion-exclusion), 32 lookups
-// per deal. The analysis plays all 2,598,960 deals one by one (no suit classes needed here).
+// per deal. The analysis plays one deal per suit class (134,459 of them, weighted by their
+// sizes) rather than all 2,598,960 deals: see suitClasses below.
 
 const CLASSES = [
   'royal-flush', 'straight-flush', 'four-aces', 'four-2s-3s-4s', 'four-5s-thru-ks', 'full-house',
@@ -437,77 +438,183 @@ function bestHold(cards, paytable) {
 // Every set of at most 4 cards in one index space: OFFSET[k] + its rank among k-sets.
 const OFFSET = [0, 1, 53, 1379, 23479, 294204];
 
-function analysis(text) {
-  const table = payTable(text);
+// --- suit classes ----------------------------------------------------------------------
+// Renaming the suits of a deal renames those of all its draws alike and changes no final
+// hand, so the deals of one suit class have the same hold values: one deal is solved for
+// the class and weighted by its size (134,459 classes instead of 2,598,960 deals). A class
+// is told by its four suits' rank sets, sorted; the deal standing for it is the one whose
+// suits 0..3 hold those sets in ascending order.
+
+const SUIT_PERMUTATIONS = [];
+(function permute(prefix) {
+  if (prefix.length === 4) { SUIT_PERMUTATIONS.push(prefix); return; }
+  for (let s = 0; s < 4; s++) if (!prefix.includes(s)) permute([...prefix, s]);
+}([]));
+
+let SUIT_CLASSES = null;
+function suitClasses() {
+  if (SUIT_CLASSES) return SUIT_CLASSES;
+  const cards = [];
+  const weights = [];
+  const sets = new Int32Array(4); // rank set of each suit, kept up to date as cards are chosen
+  const deal = [0, 0, 0, 0, 0];
+  // every deal, cards ascending, one card per level of recursion
+  (function choose(depth, from) {
+    for (let card = from; card <= 47 + depth; card++) {
+      const suit = Math.floor(card / 13);
+      const before = sets[suit];
+      sets[suit] |= 1 << (card % 13);
+      deal[depth] = card;
+      if (depth < 4) choose(depth + 1, card + 1);
+      else if (sets[0] <= sets[1] && sets[1] <= sets[2] && sets[2] <= sets[3]) {
+        cards.push(...deal);
+        weights.push(renamings(sets));
+      }
+      sets[suit] = before;
+    }
+  }(0, 0));
+  SUIT_CLASSES = { cards: Uint8Array.from(cards), weights: Float64Array.from(weights) };
+  return SUIT_CLASSES;
+}
+
+// How many deals a class stands for: the 24 renamings of the suits, less those that only
+// swap suits holding the same rank set (sets sorted, so equal ones are adjacent; empty
+// suits count too).
+function renamings(sortedSets) {
+  let same = 1;
+  let run = 1;
+  for (let s = 1; s < 4; s++) {
+    run = sortedSets[s] === sortedSets[s - 1] ? run + 1 : 1;
+    same *= run; // the product of each run's factorial, built up as the run grows
+  }
+  return 24 / same;
+}
+
+// The distinct deals of a class (cards ascending), from any one of them.
+function classMembers(deal) {
+  const members = new Map();
+  for (const rename of SUIT_PERMUTATIONS) {
+    const cards = deal.map((c) => rename[Math.floor(c / 13)] * 13 + (c % 13)).sort((x, y) => x - y);
+    members.set(cards.join(','), cards);
+  }
+  return [...members.values()];
+}
+
+// --- one pay table: the best hold of a deal, and the draws of the holds chosen --------------
+
+function tableSolver(table) {
   const { N } = engine();
-  const P = new Float64Array(OFFSET[5]);
+  const P = new Float64Array(OFFSET[5]); // total pays over the hands holding each set
   perSetPays(table.classPays).forEach((values, k) => P.set(values, OFFSET[k]));
-  // Float64 sums of integers are exact below 2^53: a coefficient sums at most
-  // 2,598,960 x 7,669,695 < 2^45 in magnitude
+  // Per set S, the summed weights of the chosen holds' terms (-1)^(|S| - |hold|) N[S]:
+  // multiplied out by class once at the end. Float64 sums of integers are exact below
+  // 2^53: a coefficient sums at most 2,598,960 x 7,669,695 < 2^45 in magnitude.
   const coef = new Float64Array(OFFSET[5]);
-  const byClass = new Float64Array(NC);
-  const counts = new Float64Array(NC);
-  const other = new Float64Array(NC);
+  const byClass = new Float64Array(NC); // the 5-set terms: the deal's own class
   const ranks = new Float64Array(32);
   const index = new Int32Array(32);
-  const value = new Float64Array(32);
-  const order = Int32Array.from(TIE_ORDER);
-  const share = Float64Array.from(SHARE);
-  const pop = Int32Array.from(POP);
-  let tied = 0;
-  let split = 0;
-  const hand = [0, 0, 0, 0, 0];
-  for (let a = 0; a < 48; a++) for (let b = a + 1; b < 49; b++) for (let c = b + 1; c < 50; c++)
-    for (let d = c + 1; d < 51; d++) for (let e = d + 1; e < 52; e++) {
-      hand[0] = a; hand[1] = b; hand[2] = c; hand[3] = d; hand[4] = e;
-      subsetRanks(hand, ranks);
-      for (let m = 0; m < 31; m++) { index[m] = OFFSET[pop[m]] + ranks[m]; value[m] = P[index[m]]; }
-      const cls = classOf(hand);
-      value[31] = table.classPays[cls];
-      for (let bit = 1; bit < 32; bit <<= 1) {
-        for (let m = 0; m < 32; m++) if (!(m & bit)) value[m] -= value[m | bit];
-      }
-      let bestValue = -1;
-      let chosen = -1;
-      let ties = 0;
-      for (let i = 0; i < 32; i++) {
-        const m = order[i];
-        const v = value[m] * share[m];
-        value[m] = v;
-        if (v > bestValue) { bestValue = v; chosen = m; ties = 1; } else if (v === bestValue) ties++;
-      }
-      if (ties > 1) {
-        tied++;
-        classCounts(hand, ranks, chosen, counts);
-        for (let m = 0; m < 32; m++) {
-          if (m === chosen || value[m] !== bestValue) continue;
-          classCounts(hand, ranks, m, other);
-          let same = true;
-          for (let x = 0; x < NC; x++) if (other[x] * share[m] !== counts[x] * share[chosen]) same = false;
-          if (!same) { split++; break; }
-        }
-      }
-      // the chosen hold's draws, per set S containing it: (-1)^(|S| - |hold|) N[S], summed
-      // as one coefficient per set and multiplied out at the end
-      const w0 = share[chosen];
-      for (let m = chosen; m < 32; m = (m + 1) | chosen) {
-        const w = (pop[m] - pop[chosen]) & 1 ? -w0 : w0;
-        if (m === 31) byClass[cls] += w;
-        else coef[index[m]] += w;
-      }
+  const value = new Float64Array(32); // per mask: total pays x share, comparable across sizes
+  const counts = new Float64Array(NC);
+  const other = new Float64Array(NC);
+  let hand = null;
+  let cls = -1;
+  let chosen = -1; // the first best hold in TIE_ORDER
+
+  // The 32 hold values of a deal (cards ascending), and its chosen hold.
+  function play(deal) {
+    hand = deal;
+    subsetRanks(hand, ranks);
+    for (let m = 0; m < 31; m++) { index[m] = OFFSET[POP[m]] + ranks[m]; value[m] = P[index[m]]; }
+    cls = classOf(hand);
+    value[31] = table.classPays[cls];
+    for (let bit = 1; bit < 32; bit <<= 1) {
+      for (let m = 0; m < 32; m++) if (!(m & bit)) value[m] -= value[m | bit];
     }
-  const exact = Array.from({ length: NC }, () => 0n);
-  for (let k = 0; k < 5; k++) {
-    for (let i = 0; i < BINOM[52][k]; i++) {
-      const w = coef[OFFSET[k] + i];
-      if (!w) continue;
-      for (let x = 0; x < NC; x++) {
-        const n = N[k][i * NC + x];
-        if (n) exact[x] += BigInt(w) * BigInt(n);
-      }
+    let best = -1;
+    for (let i = 0; i < 32; i++) {
+      const m = TIE_ORDER[i];
+      value[m] *= SHARE[m];
+      if (value[m] > best) { best = value[m]; chosen = m; }
     }
   }
-  for (let x = 0; x < NC; x++) exact[x] += BigInt(byClass[x]);
+
+  function tied() {
+    let ties = 0;
+    for (let m = 0; m < 32; m++) if (value[m] === value[chosen]) ties++;
+    return ties > 1;
+  }
+
+  // Whether the best holds end in different weighted counts: then the tie order, which
+  // reads positions, decides the counts.
+  function split() {
+    classCounts(hand, ranks, chosen, counts);
+    for (let m = 0; m < 32; m++) {
+      if (m === chosen || value[m] !== value[chosen]) continue;
+      classCounts(hand, ranks, m, other);
+      for (let x = 0; x < NC; x++) if (other[x] * SHARE[m] !== counts[x] * SHARE[chosen]) return true;
+    }
+    return false;
+  }
+
+  // The chosen hold's draws, `weight` times: a term per set S containing the hold.
+  function add(weight) {
+    const w0 = weight * SHARE[chosen];
+    for (let m = chosen; m < 32; m = (m + 1) | chosen) {
+      const w = (POP[m] - POP[chosen]) & 1 ? -w0 : w0;
+      if (m === 31) byClass[cls] += w;
+      else coef[index[m]] += w;
+    }
+  }
+
+  // Per class, the weighted draws of all the holds added, exactly.
+  function finalCounts() {
+    const exact = Array.from({ length: NC }, () => 0n);
+    for (let k = 0; k < 5; k++) {
+      for (let i = 0; i < BINOM[52][k]; i++) {
+        const w = coef[OFFSET[k] + i];
+        if (!w) continue;
+        for (let x = 0; x < NC; x++) {
+          const n = N[k][i * NC + x];
+          if (n) exact[x] += BigInt(w) * BigInt(n);
+        }
+      }
+    }
+    for (let x = 0; x < NC; x++) exact[x] += BigInt(byClass[x]);
+    return exact;
+  }
+
+  return { play, tied, split, add, finalCounts };
+}
+
+// Every deal's chosen hold, one deal per suit class, by class: the weighted counts and how
+// many deals tie (and of those, split).
+function solveTable(table) {
+  const solver = tableSolver(table);
+  const { cards, weights } = suitClasses();
+  let tied = 0;
+  let split = 0;
+  const deal = [0, 0, 0, 0, 0];
+  for (let i = 0; i < weights.length; i++) {
+    for (let j = 0; j < 5; j++) deal[j] = cards[5 * i + j];
+    solver.play(deal);
+    if (solver.tied()) {
+      tied += weights[i];
+      if (solver.split()) {
+        // renaming suits reorders the cards, so the tie order may pick different holds in
+        // the class's deals: each of them is played on its own
+        split += weights[i];
+        for (const member of classMembers(deal)) { solver.play(member); solver.add(1); }
+        continue;
+      }
+    }
+    solver.add(weights[i]);
+  }
+  return { exact: solver.finalCounts(), tied, split };
+}
+
+function analysis(text) {
+  const table = payTable(text);
+  const { exact, tied, split } = solveTable(table);
   const standard = table.rows.map(() => 0n);
   for (let x = 0; x < NC; x++) standard[table.rowOf[x]] += exact[x];
   const STANDARD_TOTAL = 2598960n * BigInt(DEAL_WEIGHT);
