@@ -1,6 +1,7 @@
 """The runner's targets (issue 10), each measured side by side in one run; prints, never asserts.
 
     python benchmarks/runner_targets.py [--repeats 3] [--accumulated casino.mines]
+    python benchmarks/runner_targets.py --only first-request [--repeats 5]
 
 1. overhead: Session.run at -j 1 against the Node adapter fed directly (pipelined), same load;
 2. capacity: vectors a second through the runner with benchmarks/table_adapter.py, an adapter
@@ -58,6 +59,16 @@ def median(repeats: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(repeats))
 
 
+def report_first_request(folder: Path, repeats: int) -> None:
+    """The median of ``repeats`` runs, and each run, so that a noisy machine shows."""
+    samples = [first_request(folder) for _ in range(repeats)]
+    shown = " ".join(f"{sample:.3f}" for sample in samples)
+    print(
+        f"fairvec run to the first request (whole suite loaded): "
+        f"{statistics.median(samples):.3f} s, median of {repeats} ({shown})"
+    )
+
+
 def table_command(works: list[Work], folder: Path) -> list[str]:
     algorithms: dict[str, set[str]] = {}
     answers = {}
@@ -113,8 +124,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--synthetic", type=int, default=20000)
     parser.add_argument("--accumulated", default="casino.mines", metavar="ALGORITHM")
+    parser.add_argument(
+        "--only", choices=("first-request",), help="measure only this (quick; --repeats runs)"
+    )
     arguments = parser.parse_args()
     print(f"load average before {load_average()}, cpus {os.cpu_count()}")
+    if arguments.only == "first-request":
+        with tempfile.TemporaryDirectory() as name:
+            report_first_request(Path(name), arguments.repeats)
+        print(f"load average after {load_average()}")
+        return
     works = synthetic_works(battle_works(None), arguments.synthetic)
     lines = [request_bytes(w.vector, w.algorithm) for w in works]
     node = bundled_adapter("node")
@@ -167,8 +186,7 @@ def main() -> None:
             f"\naccumulated {arguments.accumulated} (full tier where committed): "
             f"{wall(accumulated):.2f} s wall"
         )
-        start = median(arguments.repeats, lambda: first_request(folder))
-        print(f"fairvec run to the first request (whole suite loaded): {start:.3f} s")
+        report_first_request(folder, arguments.repeats)
     print(f"load average after {load_average()}")
 
 

@@ -13,7 +13,7 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from fairvec import __version__
@@ -24,8 +24,9 @@ EXIT_SIGNAL_BASE = 128  # the shell's convention: 128 + the signal's number
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    arguments = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(_command_named(words))
+    arguments = parser.parse_args(words)
     try:
         status: int = arguments.handler(arguments)
     except FairvecError as error:
@@ -54,33 +55,67 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command``, only that command's part of it (the
+    others' modules are then not even imported: ``fairvec run`` starts sooner)."""
     parser = argparse.ArgumentParser(
         prog="fairvec",
         description="Conformance vectors and a spec runner for provably-fair game algorithms.",
     )
     parser.add_argument("--version", action="version", version=f"fairvec {__version__}")
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
-    _add_generate(commands)
+    for name, add in _COMMANDS.items():
+        if command is None or name == command:
+            add(commands)
+    return parser
+
+
+def _command_named(words: Sequence[str]) -> str | None:
+    """The command the arguments name, when it is plainly one: the first word that is
+    not an option (fairvec's own options take no value). None (build every command, for
+    the help and for argparse's messages) when there is none or it is unknown."""
+    for word in words:
+        if word in ("--", "-h", "--help"):  # the help lists every command
+            return None
+        if not word.startswith("-"):
+            return word if word in _COMMANDS else None
+    return None
+
+
+def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.runner.cli import add_run_command
 
     add_run_command(commands)
+
+
+def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.runner.html_report import add_report_command
 
     add_report_command(commands)
+
+
+def _add_accumulated(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.accumulate_cli import add_accumulated_command
 
     add_accumulated_command(commands)
+
+
+def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.fuzz.cli import add_fuzz_command
 
     add_fuzz_command(commands)
+
+
+def _add_release(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.release.cli import add_release_command
 
     add_release_command(commands)
+
+
+def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.analysis.cli import add_analyze_command
 
     add_analyze_command(commands)
-    return parser
 
 
 def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -130,3 +165,15 @@ def _run_generate(arguments: argparse.Namespace) -> int:
     elif not lines:
         print("vectors are up to date; nothing written")
     return EXIT_OK
+
+
+# Each command, in the order the help lists them, by the name it is called by.
+_COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = {
+    "generate": _add_generate,
+    "run": _add_run,
+    "report": _add_report,
+    "accumulated": _add_accumulated,
+    "fuzz": _add_fuzz,
+    "release": _add_release,
+    "analyze": _add_analyze,
+}

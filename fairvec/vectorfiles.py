@@ -9,26 +9,33 @@ A tampered cache can therefore only make fairvec skip validating a file that som
 can write the user's cache could equally have made valid by editing the installed package;
 a cache that cannot be read or parsed is ignored, and one that cannot be written is not
 an error. FAIRVEC_CACHE_DIR moves it; FAIRVEC_NO_CACHE=1 turns it off.
+
+The digests that name a run's vectors (the whole suite's, and the selection's) are
+remembered the same way (:class:`DigestCache`), keyed by everything they are computed from:
+fairvec's version, every vector file's place and SHA-256, and the selection.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from fairvec import __version__
 from fairvec.errors import FairvecError
 from fairvec.jsonio import (
+    canonical,
+    check_nesting,
+    decode_utf8,
     digest,
     orjson_agrees,
     read_json,
@@ -44,6 +51,7 @@ _FAST, _PLAIN = "orjson", "json"
 class VectorFile:
     path: Path
     data: dict[str, Any]
+    sha256: str = ""  # of the file's exact bytes, hex
 
     @property
     def algorithm(self) -> str:
@@ -63,6 +71,8 @@ def vector_schema() -> dict[str, Any]:
 
 
 def validate_vector_file(data: Any, where: str) -> None:
+    import jsonschema  # here: a cached file needs no validation, and it is slow to import
+
     validator = jsonschema.Draft202012Validator(vector_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
@@ -79,21 +89,46 @@ def algorithm_of(path: Path) -> str:
     return f"{path.parent.name}.{path.stem}"
 
 
+def vector_file_paths(root: Path) -> list[Path]:
+    """Every vector file under ``root``, in the suite's order (the digests' order)."""
+    return sorted(root.glob("*/*.json"))
+
+
 def load_vector_files(
-    root: Path, wanted: Callable[[str], bool] = lambda _id: True
+    root: Path, wanted: Callable[[str], bool] = lambda _id: True, *, freeze: bool = False
 ) -> list[VectorFile]:
     """Read and validate the vector files of the algorithms ``wanted`` accepts; the
     others are not even opened. A file validated before (same bytes) is not validated
-    again (see the module's docstring)."""
+    again (see the module's docstring).
+
+    The garbage collector is paused meanwhile: the files hold a few hundred thousand
+    containers, and collecting while they are made (none of them is garbage) took about
+    a third of the loading time. ``freeze``: then move them, and everything else alive,
+    out of the collector's sight (gc.freeze, until a gc.unfreeze), before it runs again,
+    so no collection walks them either: for a caller that holds them through a run."""
     if not root.is_dir():
         raise FairvecError(f"{root}: no vectors folder here (pass --vectors DIR)")
-    paths = sorted(root.glob("*/*.json"))
+    paths = vector_file_paths(root)
     if not paths:
         raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     known = ValidationCache.open()
-    files = [_load_one(path, known) for path in paths if wanted(algorithm_of(path))]
+    with _collector_paused():
+        files = [_load_one(path, known) for path in paths if wanted(algorithm_of(path))]
+        if freeze:
+            gc.freeze()
     known.save()
     return files
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _load_one(path: Path, known: ValidationCache) -> VectorFile:
@@ -114,7 +149,26 @@ def _load_one(path: Path, known: ValidationCache) -> VectorFile:
             f"{path}: algorithm: is {data['algorithm']!r} but the file's place says "
             f"{algorithm_of(path)!r} (regenerate with fairvec generate)"
         )
-    return VectorFile(path, data)
+    return VectorFile(path, data, key)
+
+
+def read_unchecked(path: Path, raw: bytes, key: str, known: ValidationCache) -> Any:
+    """A vector file's JSON value, not validated: read_json's verdicts and messages on
+    ``raw``, the file's bytes (SHA-256 ``key``), parsed by orjson where the validation
+    cache says it reads these bytes exactly as json does."""
+    if known.get(key) == _FAST:
+        return trusted_loads(raw)
+    what = "a vector file"
+    try:
+        value = json.loads(decode_utf8(raw, str(path), what))
+    except json.JSONDecodeError as error:
+        raise FairvecError(
+            f"{path}:{error.lineno}:{error.colno}: {what} is not valid JSON ({error.msg})"
+        ) from None
+    except RecursionError:
+        raise FairvecError(f"{path}: {what} is nested too deeply to read") from None
+    check_nesting(value, str(path), what)
+    return value
 
 
 def cache_folder() -> Path | None:
@@ -177,4 +231,131 @@ def _read_entries(path: Path) -> dict[str, str]:
 
 def vectors_digest(vectors: list[dict[str, Any]]) -> str:
     """One hash for the exact vectors run: ids, variants, inputs and expectations."""
-    return digest([[v["id"], v["variant"], v["input"], v["expected"]] for v in vectors])
+    return digest(_digested(vectors))
+
+
+def _digested(vectors: Iterable[dict[str, Any]]) -> list[list[Any]]:
+    return [[v["id"], v["variant"], v["input"], v["expected"]] for v in vectors]
+
+
+class DigestStream:
+    """vectors_digest fed a run of vectors at a time, never holding them all: the
+    canonical JSON of a list is '[' + its items' canonical JSON joined by ',' + ']'."""
+
+    def __init__(self) -> None:
+        self._hasher = hashlib.sha256(b"[")
+        self.count = 0
+
+    def add(self, vectors: list[dict[str, Any]]) -> None:
+        """Vectors, in order, each canonicalised once (one call for the whole run)."""
+        if vectors:
+            self._feed(_canonical_bytes(_digested(vectors))[1:-1], len(vectors))
+
+    def add_items(self, items: list[bytes]) -> None:
+        """Vectors already canonicalised one by one (see canonical_items)."""
+        if items:
+            self._feed(b",".join(items), len(items))
+
+    def _feed(self, joined: bytes, count: int) -> None:
+        if self.count:
+            self._hasher.update(b",")
+        self._hasher.update(joined)
+        self.count += count
+
+    def copy(self) -> DigestStream:
+        twin = DigestStream()
+        twin._hasher, twin.count = self._hasher.copy(), self.count
+        return twin
+
+    def digest(self) -> str:
+        """vectors_digest of every vector added so far (more may be added after)."""
+        final = self._hasher.copy()
+        final.update(b"]")
+        return f"sha256:{final.hexdigest()}"
+
+
+def canonical_items(vectors: list[dict[str, Any]]) -> list[bytes]:
+    """Each vector's item of vectors_digest, apart (for a stream that takes some of them)."""
+    return [_canonical_bytes(item) for item in _digested(vectors)]
+
+
+def _canonical_bytes(value: Any) -> bytes:
+    # surrogatepass, as fairvec.jsonio.digest: a vector may hold a lone surrogate
+    return canonical(value).encode("utf-8", "surrogatepass")
+
+
+# -- the digest cache ----------------------------------------------------------------------
+
+DIGEST_FORMAT = 1  # bump when what an entry means changes
+DIGESTS_KEPT = 64  # entries: a few suites times a few selections
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def digest_key(**parts: Any) -> str:
+    """A cache key over everything a digest is computed from; ``parts`` must hold the
+    vector files as [relative path, SHA-256] pairs, in the suite's order."""
+    described = {"format": DIGEST_FORMAT, "fairvec": __version__, **parts}
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
+
+
+class DigestCache:
+    """Digests computed before, each with its vector count, by digest_key. Best effort,
+    as ValidationCache: an entry that cannot be read or does not look like a digest is a
+    miss, a cache that cannot be written is not an error. Like it, it trusts the user's
+    cache folder: whoever can write there could as well edit the installed package."""
+
+    NAME = "digests.json"
+
+    def __init__(self, path: Path | None, entries: dict[str, tuple[str, int]]) -> None:
+        self.path = path
+        self.entries = entries
+        self.changed = False
+
+    @classmethod
+    def open(cls) -> DigestCache:
+        folder = cache_folder()
+        if folder is None:
+            return cls(None, {})
+        path = folder / cls.NAME
+        return cls(path, _read_digests(path))
+
+    def get(self, key: str) -> tuple[str, int] | None:
+        return self.entries.get(key)
+
+    def add(self, key: str, digest_text: str, count: int) -> None:
+        self.entries.pop(key, None)
+        self.entries[key] = (digest_text, count)  # the newest last
+        while len(self.entries) > DIGESTS_KEPT:
+            del self.entries[next(iter(self.entries))]
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        entries = {key: list(value) for key, value in self.entries.items()}
+        with contextlib.suppress(OSError):
+            write_atomically(self.path, json.dumps({"format": DIGEST_FORMAT, "entries": entries}))
+
+
+def _read_digests(path: Path) -> dict[str, tuple[str, int]]:
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(value, dict) or value.get("format") != DIGEST_FORMAT:
+        return {}
+    entries = value.get("entries")
+    if not isinstance(entries, dict):
+        return {}
+    found = {}
+    for key, entry in entries.items():
+        if (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and isinstance(entry[0], str)
+            and _DIGEST.fullmatch(entry[0])
+            and type(entry[1]) is int
+            and entry[1] >= 0
+        ):
+            found[key] = (entry[0], entry[1])
+    return found

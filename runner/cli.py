@@ -7,44 +7,31 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import difflib
 import fnmatch
-import hashlib
 import math
 import os
-import shutil
 import signal
-import socket
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
-from fairvec.jsonio import canonical, read_json
 from fairvec.runner import accumulate as accumulated
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
+    AdapterProcess,
     AdapterStartError,
     RunnerResourceError,
     become_subreaper,
 )
 from fairvec.runner.protocol import Hello
-from fairvec.runner.report import (
-    Coverage,
-    RunInfo,
-    SuiteSource,
-    is_success,
-    write_human,
-    write_json,
-    write_junit,
-)
 from fairvec.runner.results import KnownFailure, Result, Work
 from fairvec.runner.session import (
     MAX_CRASHES,
@@ -54,14 +41,22 @@ from fairvec.runner.session import (
     jobs_for,
 )
 from fairvec.vectorfiles import (
+    DigestCache,
+    DigestStream,
+    ValidationCache,
+    VectorFile,
     algorithm_of,
+    canonical_items,
     default_vectors_root,
+    digest_key,
     load_vector_files,
-    vectors_digest,
+    read_unchecked,
+    vector_file_paths,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the reports are imported once the run is over: not on the way to it
     from fairvec.release.verify import VerifiedSuite
+    from fairvec.runner.report import Coverage, RunInfo, SuiteSource
 
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
 GLOB_CHARACTERS = set("*?[")
@@ -73,6 +68,8 @@ def bundled_adapter(name: str) -> list[str]:
     if name == "python":
         # -P: never import from the current folder, which may be a fairvec checkout
         return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
+    import shutil
+
     script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
     node = shutil.which("node")
     if node is None:
@@ -246,47 +243,59 @@ def run_command(arguments: argparse.Namespace) -> int:
 
 
 def _run(arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None) -> int:
-    chosen = accumulated.select_for_run(arguments, arguments.vectors or default_vectors_root())
-    works, variants = _select(arguments, none_ok=bool(chosen))
-    suite = suite_source(arguments, release, works)
-    known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
     become_subreaper()  # so a descendant that escapes the adapter's group is still ours
-    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    clock = time.monotonic()
-    with _signals_stop_the_run(), _progress(
-        len(works) + len(chosen), enabled=_progress_wanted(arguments)
-    ) as advance:
-        session = _start_session(command, arguments, advance, len(works))
-        try:
-            results = session.run(works)
-            streamed, restarts = accumulated.run_for_run(command, arguments, chosen, advance)
-            results += streamed
-        except RunnerResourceError as error:
-            raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
-        finally:
-            session.close()
+    # The adapter starts first, and gets ready on another core while the vectors load.
+    with _signals_stop_the_run(), _spawned_early(command, arguments) as early:
+        chosen = accumulated.select_for_run(arguments, arguments.vectors or default_vectors_root())
+        selection = _select(arguments, none_ok=bool(chosen), freeze=True)
+        works = selection.works
+        known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
+        started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        clock = time.monotonic()
+        with _progress(len(works) + len(chosen), enabled=_progress_wanted(arguments)) as advance:
+            session = _start_session(command, arguments, advance, len(works), early)
+            try:
+                results = session.run(works)
+                streamed, restarts = accumulated.run_for_run(command, arguments, chosen, advance)
+                results += streamed
+            except RunnerResourceError as error:
+                raise FairvecError(
+                    f"the runner itself: {error} (raise the limit: ulimit -n)"
+                ) from None
+            finally:
+                session.close()
+        duration = time.monotonic() - clock
     apply_known_failures(results, known)
-    warnings = hello_warnings(session.hello, _suite_algorithms(arguments), variants)
+    warnings = hello_warnings(session.hello, _suite_algorithms(arguments), selection.variants)
     warnings += session.warnings + run_warnings(
         session, results, fail_on_skip=arguments.fail_on_skip
     )
     status = outcome(session, results, fail_on_skip=arguments.fail_on_skip)
+    suite, run_digest = digests(arguments, release, selection, chosen)  # after the run
+    from fairvec.runner.report import RunInfo
+
     info = RunInfo(
         suite_version=suite.version,
-        vectors_digest=vectors_digest([w.vector for w in works] + [a.vector for a in chosen]),
+        vectors_digest=run_digest,
         adapter_name=session.hello.name,
         adapter_version=session.hello.version,
         command=command,
         started_at=started_at,
-        duration_seconds=time.monotonic() - clock,
+        duration_seconds=duration,
         restarts=session.restarts + restarts,
         coverage=coverage(arguments, suite, session.hello, known),
-        hostname=socket.gethostname(),
+        hostname=_hostname(),
         warnings=warnings,
         success=status == EXIT_OK,
     )
     _write_reports(arguments, info, results)
     return _report_status(session, results, status)
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname()
 
 
 def _cpus() -> int:
@@ -296,10 +305,38 @@ def _cpus() -> int:
     return os.cpu_count() or 1
 
 
+@contextmanager
+def _spawned_early(
+    command: list[str], arguments: argparse.Namespace
+) -> Iterator[AdapterProcess | None]:
+    """The adapter, started before the vector files are read, for the session to take
+    over (its hello is awaited there). Whatever happens before that (a bad vector file, a
+    bad selection, Ctrl-C, SIGTERM) kills it on the way out: nothing is left running. If it
+    cannot even be started, None: the session tries again and says why, at the point where
+    it always did (so a usage error found while loading still comes first)."""
+    try:
+        process: AdapterProcess | None = AdapterProcess(
+            command, max_line=arguments.max_line_bytes
+        )
+    except (AdapterStartError, RunnerResourceError):
+        process = None
+    try:
+        yield process
+    finally:
+        if process is not None:
+            process.kill()  # a no-op once the session has ended it
+
+
 def _start_session(
-    command: list[str], arguments: argparse.Namespace, advance: Callable[[], None], vectors: int
+    command: list[str],
+    arguments: argparse.Namespace,
+    advance: Callable[[], None],
+    vectors: int,
+    process: AdapterProcess | None = None,
 ) -> AnySession:
-    options = {
+    """``process``: the adapter already started (_spawned_early), taken over as the first
+    session's; with -j N the others are started here."""
+    options: dict[str, Any] = {
         "timeout": arguments.timeout,
         "window": arguments.window,
         "max_line": arguments.max_line_bytes,
@@ -309,8 +346,8 @@ def _start_session(
     jobs = jobs_for(arguments.jobs, vectors)
     try:
         if jobs > 1:
-            return ParallelSession(command, jobs=jobs, **options)
-        return Session(command, **options)
+            return ParallelSession(command, jobs=jobs, process=process, **options)
+        return Session(command, process=process, **options)
     except AdapterStartError as error:
         raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
     except RunnerResourceError as error:
@@ -320,6 +357,8 @@ def _start_session(
 def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> int:
     if session.infrastructure_error or not _any_run(results):
         return EXIT_INFRASTRUCTURE
+    from fairvec.runner.report import is_success
+
     if not is_success(results):
         return EXIT_FAILED
     if fail_on_skip and any(result.status == "skip" for result in results):
@@ -347,6 +386,8 @@ def _report_status(session: AnySession, results: list[Result], status: int) -> i
 
 
 def _write_reports(arguments: argparse.Namespace, info: RunInfo, results: list[Result]) -> None:
+    from fairvec.runner.report import write_human, write_json, write_junit
+
     sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     write_human(sys.stdout, info, results, arguments.max_details)
     for option, path, writer in (
@@ -382,6 +423,8 @@ def _probe_writable(option: str, path: Path, folder: Path) -> None:
     """Create and remove a file where the report will go (missing folders below ``folder``
     are made when it is written, as pytest's --junitxml does). Permission bits alone say
     yes for root or for /proc, where no file can be made."""
+    import tempfile
+
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".fairvec-probe-"):
             pass
@@ -422,40 +465,57 @@ def adapter_command(arguments: argparse.Namespace) -> list[str]:
 
 
 def select_works(arguments: argparse.Namespace) -> list[Work]:
-    return _select(arguments)[0]
+    return _select(arguments).works
+
+
+@dataclass(frozen=True)
+class Selection:
+    files: list[VectorFile]  # the files of the algorithms selected, whole
+    works: list[Work]  # the vectors selected, in the files' order
+    variants: dict[str, list[str]]  # the variants of each algorithm selected
 
 
 def _select(
-    arguments: argparse.Namespace, *, none_ok: bool = False
-) -> tuple[list[Work], dict[str, list[str]]]:
-    """The works selected, and the variants of each algorithm selected."""
+    arguments: argparse.Namespace, *, none_ok: bool = False, freeze: bool = False
+) -> Selection:
+    """``freeze``: see load_vector_files (for fairvec run, which holds them to the end)."""
     root = arguments.vectors or default_vectors_root()
-    works = []
+    works: list[Work] = []
     variants: dict[str, list[str]] = {}
     globs = arguments.algorithm
-    for vector_file in load_vector_files(root, lambda name: not globs or _matches_any(name, globs)):
+    keywords = arguments.keywords
+    tags = set(arguments.tag)
+    excluded = set(getattr(arguments, "exclude_tag", []))
+    files = load_vector_files(
+        root, lambda name: not globs or _matches_any(name, globs), freeze=freeze
+    )
+    for vector_file in files:
         schema = vector_file.data["output_schema"]
-        variants[vector_file.algorithm] = [v["id"] for v in vector_file.data.get("variants", [])]
+        algorithm = vector_file.algorithm
+        variants[algorithm] = [v["id"] for v in vector_file.data.get("variants", [])]
+        if not (keywords or tags or excluded):  # every vector (the common case, made fast)
+            works += [Work(vector, algorithm, schema) for vector in vector_file.vectors]
+            continue
         for vector in vector_file.vectors:
-            if arguments.keywords and not any(
-                _keyword(vector["id"], k) for k in arguments.keywords
-            ):
+            if keywords and not any(_keyword(vector["id"], k) for k in keywords):
                 continue
-            if arguments.tag and not set(arguments.tag) & set(vector["tags"]):
+            if tags and tags.isdisjoint(vector["tags"]):
                 continue
-            if set(getattr(arguments, "exclude_tag", [])) & set(vector["tags"]):
+            if excluded and not excluded.isdisjoint(vector["tags"]):
                 continue
-            works.append(Work(vector, vector_file.algorithm, schema))
+            works.append(Work(vector, algorithm, schema))
     if not works and not none_ok:  # none_ok: accumulated vectors are selected
         raise FairvecError(
             f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
             f"--exclude-tag){_algorithm_hint(globs, _suite_algorithms(arguments))}"
         )
-    return works, variants
+    return Selection(files, works, variants)
 
 
 def _algorithm_hint(globs: list[str], suite: set[str]) -> str:
     """For an --algorithm that matches nothing, the suite's closest id, as for the hello."""
+    import difflib
+
     for glob in globs:
         if not any(fnmatch.fnmatchcase(name, glob) for name in suite):
             close = difflib.get_close_matches(glob, sorted(suite), n=1)
@@ -474,6 +534,8 @@ def hello_warnings(
 ) -> list[str]:
     """What in the hello would make vectors skip silently: unknown algorithm ids (likely
     misspelt), unknown variants, and [] for an algorithm that has variants."""
+    import difflib
+
     named = set(hello.algorithms)
     warnings = []
     if not named & suite:
@@ -592,54 +654,142 @@ def verified_release(arguments: argparse.Namespace) -> Iterator[VerifiedSuite | 
         yield release
 
 
-def suite_source(
-    arguments: argparse.Namespace, release: VerifiedSuite | None, works: list[Work]
-) -> SuiteSource:
-    """What the vectors were drawn from, with the digest of all of its vectors: the
-    signed one for a release; else computed as the release builder does, from the
-    selection itself when nothing was left out (no second reading)."""
-    if release is not None:
-        count = release.manifest.vectors
-        return SuiteSource(
-            release.version, release.digest, count, "release", str(arguments.suite), release.signer
-        )
+def digests(
+    arguments: argparse.Namespace,
+    release: VerifiedSuite | None,
+    selection: Selection,
+    chosen: list[accumulated.Accumulated],
+) -> tuple[SuiteSource, str]:
+    """What the vectors were drawn from, with the digest of all of its vectors (the signed
+    one for a release; else computed as the release builder does), and the digest of the
+    vectors run (the fixed ones, then the accumulated ones).
+
+    Both come from the digest cache when it has them, keyed by fairvec's version, every
+    vector file's place and SHA-256, and the selection; else they are computed in one pass
+    over the vectors, each canonicalised once. Called after the run: a digest never delays
+    the first request."""
+    from fairvec.runner.report import SuiteSource
+
     root: Path = arguments.vectors or default_vectors_root()
+    cache = DigestCache.open()
+    run_key = digest_key(
+        files=_placed(root, [(f.path, f.sha256) for f in selection.files]),
+        selection=_selection_options(arguments),
+        tier=getattr(arguments, "tier", "default"),
+    )
+    run = cache.get(run_key)
+    if release is not None:
+        suite = SuiteSource(
+            release.version,
+            release.digest,
+            release.manifest.vectors,
+            "release",
+            str(arguments.suite),
+            release.signer,
+        )
+        if run is None:
+            run = _computed(root, selection, chosen, {}, suite=False)[1]
+            cache.add(run_key, *run)
+        cache.save()
+        return suite, run[0]
+    # The suite: every vector file, the unselected ones read (and only on a miss parsed).
+    loaded = {f.path: f.sha256 for f in selection.files}
+    unselected = {
+        path: _read_vector_file(path) for path in vector_file_paths(root) if path not in loaded
+    }
+    hashes = {**loaded, **{path: sha for path, (sha, _raw) in unselected.items()}}
+    suite_key = digest_key(files=_placed(root, sorted(hashes.items())))
+    whole = cache.get(suite_key)
+    if whole is None:
+        whole, run = _computed(root, selection, chosen, unselected, suite=True)
+        cache.add(suite_key, *whole)
+        cache.add(run_key, *run)
+    elif run is None:
+        run = _computed(root, selection, chosen, {}, suite=False)[1]
+        cache.add(run_key, *run)
+    cache.save()
     installed = arguments.vectors is None
     version = __version__ if installed else "unversioned"
-    source, location = ("installed" if installed else "folder"), str(root)
-    if not _narrowed(arguments):
-        digest = vectors_digest([work.vector for work in works])
-        return SuiteSource(version, digest, len(works), source, location)
-    digest, count = _streamed_digest(root)
-    return SuiteSource(version, digest, count, source, location)
+    source = "installed" if installed else "folder"
+    return SuiteSource(version, whole[0], whole[1], source, str(root)), run[0]
 
 
-def _streamed_digest(root: Path) -> tuple[str, int]:
-    """vectors_digest over every vector under ``root``, one file in memory at a time: the
-    canonical JSON of a list is '[' + the items' canonical JSON joined by ',' + ']', so the
-    hash can be fed item by item (holding the whole suite parsed costs about 200 MB)."""
-    hasher, count = hashlib.sha256(b"["), 0
-    for path in sorted(root.glob("*/*.json")):
-        for vector in read_json(path, "a vector file")["vectors"]:
-            row = [vector["id"], vector["variant"], vector["input"], vector["expected"]]
-            hasher.update((b"," if count else b"") + _canonical_bytes(row))
-            count += 1
-    hasher.update(b"]")
-    return f"sha256:{hasher.hexdigest()}", count
+def _computed(
+    root: Path,
+    selection: Selection,
+    chosen: list[accumulated.Accumulated],
+    unselected: dict[Path, tuple[str, bytes]],
+    *,
+    suite: bool,
+) -> tuple[tuple[str, int], tuple[str, int]]:
+    """(the suite's digest and count, the run's digest and count), in one pass: every
+    vector is canonicalised once, and fed to the suite's hash, the run's, or both. With
+    ``suite`` False only the run's is computed (the first pair is then meaningless)."""
+    run = DigestStream()
+    everything = DigestStream() if suite else None
+    picked = {id(work.vector) for work in selection.works}
+    loaded = {f.path: f for f in selection.files}
+    paths = vector_file_paths(root) if suite else [f.path for f in selection.files]
+    known = ValidationCache.open() if unselected else None
+    for path in paths:
+        vector_file = loaded.get(path)
+        if vector_file is None:  # in the suite, not selected
+            assert everything is not None and known is not None
+            sha, raw = unselected[path]
+            everything.add(read_unchecked(path, raw, sha, known)["vectors"])
+            continue
+        vectors = vector_file.vectors
+        taken = [vector for vector in vectors if id(vector) in picked]
+        if everything is None:
+            run.add(taken)
+        elif len(taken) == len(vectors):  # the whole file: one canonical text for both
+            if everything.count == run.count:  # nothing left out so far: the same hash
+                run.add(vectors)
+                everything = run.copy()
+                continue
+            items = canonical_items(vectors)
+            everything.add_items(items)
+            run.add_items(items)
+        else:
+            items = canonical_items(vectors)
+            everything.add_items(items)
+            run.add_items([item for item, v in zip(items, vectors, strict=True) if id(v) in picked])
+    if run.count != len(selection.works):  # the works are the files' vectors, in order
+        raise RuntimeError(f"the run's digest covers {run.count} of {len(selection.works)}")
+    whole = (everything.digest(), everything.count) if everything is not None else ("", 0)
+    run.add([one.vector for one in chosen])
+    return whole, (run.digest(), run.count)
 
 
-def _canonical_bytes(value: object) -> bytes:
-    # surrogatepass, as fairvec.jsonio.digest: a vector may hold a lone surrogate
-    return canonical(value).encode("utf-8", "surrogatepass")
+def _read_vector_file(path: Path) -> tuple[str, bytes]:
+    """(SHA-256, bytes) of a vector file, to key the digest cache."""
+    import hashlib
+
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot read a vector file: {error.strerror}") from None
+    return hashlib.sha256(raw).hexdigest(), raw
 
 
-def _narrowed(arguments: argparse.Namespace) -> bool:
-    return bool(arguments.algorithm or arguments.keywords or arguments.tag or arguments.exclude_tag)
+def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:
+    return [[path.relative_to(root).as_posix(), sha] for path, sha in hashes]
+
+
+def _selection_options(arguments: argparse.Namespace) -> dict[str, list[str]]:
+    return {
+        "algorithm": list(arguments.algorithm),
+        "keyword": list(arguments.keywords),
+        "tag": list(arguments.tag),
+        "exclude_tag": list(getattr(arguments, "exclude_tag", [])),
+    }
 
 
 def coverage(
     arguments: argparse.Namespace, suite: SuiteSource, hello: Hello, known: list[KnownFailure]
 ) -> Coverage:
+    from fairvec.runner.report import Coverage
+
     selection = {
         "algorithm": list(arguments.algorithm),
         "keyword": list(arguments.keywords),

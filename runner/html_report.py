@@ -25,8 +25,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from fairvec.errors import FairvecError
 from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
 from fairvec.runner.accumulate import Accumulated
@@ -100,6 +98,8 @@ def report_schema() -> dict[str, Any]:
 def load_run(path: Path) -> Run:
     """A JSON report, validated against runner/schemas/report.schema.json; a bad one is a
     one-line error naming the file and the place."""
+    import jsonschema  # here: slow to import, and only this command needs it
+
     data = read_json(path, "a fairvec JSON report")
     validator = jsonschema.Draft202012Validator(report_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from fairvec import __version__
 from fairvec.jsonio import write_atomically
 from fairvec.runner.results import SKIP_REASONS, STATUSES, KnownFailure, Result, skip_reason
+
+if TYPE_CHECKING:  # imported where the XML is written: not every run writes it
+    import xml.etree.ElementTree as ET
 
 FORMAT = "fairvec-report/1"
 SHOWN_JSON = 400  # characters of an input or output shown in the human summary
@@ -359,6 +361,8 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
     Jenkins (xunit junit-10.xsd) and the Ant (windyroad JUnit.xsd) schemas. JUnit has no
     'expected failure', so a known failure is reported as skipped, with the reason; a
     vector not run is an error (the run did not check it)."""
+    import xml.etree.ElementTree as ET
+
     root = ET.Element("testsuites")  # Ant's schema allows it no attribute
     attested = attestation(info, results)
     by_algorithm: dict[str, list[Result]] = {}
@@ -422,6 +426,8 @@ def _junit_properties(
 
 
 def _property(properties: ET.Element, name: str, value: str) -> None:
+    import xml.etree.ElementTree as ET
+
     ET.SubElement(properties, "property", name=name, value=printable(value))
 
 
@@ -434,6 +440,8 @@ def _junit_kind(result: Result) -> str | None:
 
 
 def _junit_case(suite: ET.Element, result: Result) -> None:
+    import xml.etree.ElementTree as ET
+
     case = ET.SubElement(
         suite,
         "testcase",

@@ -1,0 +1,434 @@
+"""``fairvec run``'s start: the adapter is started before the vector files load (and never
+left behind when loading fails), nothing slow is imported or computed before the first
+request, and the digests come from a cache that is never trusted beyond what keys it.
+
+The runs that need instrumenting go through a small driver (``DRIVER``), a separate
+process that wraps a few of the runner's functions and then calls ``fairvec.cli.main``, so
+the test process itself is never made a subreaper, frozen or given signal handlers.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import THREE
+
+from fairvec.cli import _command_named, _parser
+from fairvec.vectorfiles import (
+    DigestStream,
+    canonical_items,
+    default_vectors_root,
+    load_vector_files,
+    vectors_digest,
+)
+
+VECTORS = default_vectors_root()
+
+# argv: RECORD FAULT fairvec-arguments...; RECORD gets one JSON line per event.
+DRIVER = r"""
+import json, os, signal, sys
+from pathlib import Path
+
+import fairvec.runner.cli as cli
+import fairvec.runner.session as session
+import fairvec.vectorfiles as vectorfiles
+from fairvec.cli import main
+
+record, fault, marker = Path(sys.argv[1]), sys.argv[2], os.environ.get("FIRST_REQUEST")
+
+def note(**event):
+    with record.open("a") as out:
+        out.write(json.dumps(event) + "\n")
+
+def recorded(base, where):
+    class Recorded(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            note(event="spawn", where=where, pid=self.pid)
+    return Recorded
+
+cli.AdapterProcess = recorded(cli.AdapterProcess, "early")
+session.AdapterProcess = recorded(session.AdapterProcess, "session")
+
+loading = cli.load_vector_files
+def load(*args, **kwargs):
+    if fault == "interrupt":
+        raise KeyboardInterrupt
+    if fault == "sigterm":
+        os.kill(os.getpid(), signal.SIGTERM)
+    return loading(*args, **kwargs)
+cli.load_vector_files = load
+
+fill = session.Session._fill
+def first_fill(self):
+    session.Session._fill = fill
+    note(event="first-fill", modules=sorted(sys.modules))
+    fill(self)
+session.Session._fill = first_fill
+
+def sent():
+    return marker is not None and Path(marker).exists()
+
+computing = cli.digests
+def digests(*args, **kwargs):
+    note(event="digests", after_first_request=sent())
+    return computing(*args, **kwargs)
+cli.digests = digests
+
+stream = vectorfiles.DigestStream.__init__
+def new_stream(self):
+    note(event="digest-stream", after_first_request=sent())
+    stream(self)
+vectorfiles.DigestStream.__init__ = new_stream
+
+sys.exit(main(sys.argv[3:]))
+"""
+
+# An adapter that never reads its stdin, so it outlives fairvec unless fairvec kills it.
+SLEEPER = "import time\ntime.sleep(600)\n"
+
+# An adapter that implements battle.move, marks the file it is given when its first
+# request arrives, and answers everything unsupported.
+MARKING = r"""
+import json, sys
+from pathlib import Path
+hello = {"type": "hello", "protocol": 1, "name": "marking", "version": "1",
+         "algorithms": {"battle.move": []}}
+print(json.dumps(hello), flush=True)
+for line in sys.stdin:
+    Path(sys.argv[1]).touch()
+    request = json.loads(line)
+    print(json.dumps({"id": request["id"], "unsupported": True}), flush=True)
+"""
+
+# An adapter that implements nothing (every vector is skipped, nothing is sent).
+NOTHING = (
+    "import sys\n"
+    "print('{\"type\":\"hello\",\"protocol\":1,\"name\":\"n\",\"version\":\"0\","
+    "\"algorithms\":{}}', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+def drive(
+    tmp_path: Path, arguments: list[str], *, fault: str = "none", env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """fairvec run through the driver: (the process, the events it recorded)."""
+    driver, record = tmp_path / "driver.py", tmp_path / "events.jsonl"
+    driver.write_text(DRIVER, encoding="utf-8")
+    record.unlink(missing_ok=True)
+    done = subprocess.run(
+        [sys.executable, str(driver), str(record), fault, "run", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tempfile.gettempdir(),
+        env={**os.environ, "FAIRVEC_CACHE_DIR": str(tmp_path / "cache"), **(env or {})},
+    )
+    events = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
+    return done, events
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def script(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def small_suite(folder: Path) -> Path:
+    """A vectors folder of two families (a copy, free to edit)."""
+    for relative in ("battle/move.json", "battle/ticket.json", "nardy/cuts.json"):
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(VECTORS / relative, folder / relative)
+    return folder
+
+
+# -- the adapter starts first, and is never left behind ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "status", "message"),
+    [
+        ("bad-vector-file", 2, "a vector file is not valid JSON"),
+        ("no-match", 2, "no vector matches the selection"),
+        ("interrupt", 130, "fairvec: interrupted"),
+        ("sigterm", 143, "fairvec: stopped by SIGTERM"),
+    ],
+)
+def test_an_adapter_started_before_loading_is_killed_when_loading_fails(
+    tmp_path: Path, case: str, status: int, message: str
+) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    selection = ["--vectors", str(vectors), "--tier", "none"]
+    if case == "bad-vector-file":
+        (vectors / "nardy" / "cuts.json").write_text("{not json", encoding="utf-8")
+    elif case == "no-match":
+        selection += ["--algorithm", "battle.*", "-k", "no-such-vector"]
+    fault = case if case in ("interrupt", "sigterm") else "none"
+    sleeper = script(tmp_path, "sleeper.py", SLEEPER)
+    done, events = drive(
+        tmp_path, [*selection, "--", sys.executable, str(sleeper)], fault=fault
+    )
+    pids = [event["pid"] for event in events if event["event"] == "spawn"]
+    try:
+        assert (done.returncode, message in done.stderr) == (status, True), done.stderr
+        # started before loading (the driver's record says where), then killed and reaped
+        assert [event["where"] for event in events if event["event"] == "spawn"] == ["early"]
+        assert not [pid for pid in pids if alive(pid)], "the adapter was left running"
+    finally:
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_the_session_takes_over_the_adapter_started_early(tmp_path: Path) -> None:
+    done, events = drive(tmp_path, [*THREE, "-j", "2", "--tier", "none", "--bundled", "python"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    # three vectors are worth one adapter: the one started early, and no other
+    assert [event["where"] for event in events if event["event"] == "spawn"] == ["early"]
+
+
+def test_with_jobs_the_others_are_started_by_the_session(tmp_path: Path) -> None:
+    nothing = script(tmp_path, "nothing.py", NOTHING)
+    done, events = drive(
+        tmp_path, ["--algorithm", "casino.*", "-j", "2", "--tier", "none", "--",
+                   sys.executable, str(nothing)],
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr  # every vector skipped: none was run
+    spawned = sorted(event["where"] for event in events if event["event"] == "spawn")
+    assert spawned == ["early", "session"]
+
+
+# -- nothing slow before the first request -------------------------------------------------
+
+
+def test_the_first_request_goes_out_before_any_digest_is_computed(tmp_path: Path) -> None:
+    marker = tmp_path / "first-request"
+    marking = script(tmp_path, "marking.py", MARKING)
+    done, events = drive(
+        tmp_path,
+        [*THREE, "--tier", "none", "--", sys.executable, str(marking), str(marker)],
+        env={"FIRST_REQUEST": str(marker)},
+    )
+    assert done.returncode == 2, done.stderr  # every vector answered unsupported
+    digests = [event for event in events if event["event"] in ("digests", "digest-stream")]
+    # a cold cache: both digests are computed, once the first request is out
+    assert [event["event"] for event in digests][:2] == ["digests", "digest-stream"]
+    assert all(event["after_first_request"] for event in digests), digests
+
+
+def test_nothing_for_the_reports_or_other_commands_is_imported_before_the_first_request(
+    tmp_path: Path,
+) -> None:
+    done, events = drive(tmp_path, [*THREE, "--tier", "none", "--bundled", "python"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    modules = set(next(e["modules"] for e in events if e["event"] == "first-fill"))
+    assert "fairvec.runner.session" in modules  # (the record is of the right moment)
+    late = {
+        "fairvec.runner.report",  # the reports: written after the run
+        "fairvec.runner.html_report",
+        "xml.etree.ElementTree",
+        "tqdm",  # the progress bar: only on a terminal
+        "difflib",  # hints for a misspelt id
+        "fairvec.release.cli",  # the other commands
+        "fairvec.fuzz.cli",
+        "fairvec.analysis.cli",
+        "fairvec.accumulate_cli",
+        "fairvec.reference",
+    }
+    assert modules & late == set()
+
+
+def test_the_command_line_is_built_for_the_command_named_only() -> None:
+    assert _command_named(["run", "--bundled", "node"]) == "run"
+    assert _command_named(["--version"]) is None
+    for words in (["-h", "run"], ["--help"], ["rn"], [], ["--", "run"]):
+        assert _command_named(words) is None, words  # the whole parser: help, messages
+    run_only, whole = _parser("run"), _parser()
+    arguments = ["run", "--tier", "none", "--", "adapter"]
+    assert vars(run_only.parse_args(arguments)) == vars(whole.parse_args(arguments))
+
+
+def test_loading_pauses_the_collector_and_restores_it(tmp_path: Path) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            assert len(load_vector_files(vectors)) == 3
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+# -- the digests: one pass, cached ---------------------------------------------------------
+
+
+def every_vector(root: Path) -> list[dict[str, Any]]:
+    return [
+        vector
+        for path in sorted(root.glob("*/*.json"))
+        for vector in json.loads(path.read_text("utf-8"))["vectors"]
+    ]
+
+
+def run_digests(
+    vectors: Path, report: Path, *selection: str, env: dict[str, str]
+) -> tuple[str, str, int]:
+    """(the run's digest, the suite's digest, the suite's count) of a run of ``selection``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fairvec", "run", "--vectors", str(vectors), *selection,
+         "--tier", "none", "--json", str(report), "--bundled", "python"],
+        capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(),
+        env={**os.environ, **env},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(report.read_text("utf-8"))
+    suite = data["attestation"]["suite"]
+    return data["vectors_digest"], suite["digest"], suite["vectors"]
+
+
+def truth(vectors: Path, kept: list[dict[str, Any]]) -> tuple[str, str, int]:
+    every = every_vector(vectors)
+    return vectors_digest(kept), vectors_digest(every), len(every)
+
+
+def moves(vectors: Path, keyword: str = "") -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = json.loads((vectors / "battle/move.json").read_text("utf-8"))[
+        "vectors"
+    ]
+    return [vector for vector in found if keyword in vector["id"]]
+
+
+def test_the_digest_stream_is_the_digest_of_the_list() -> None:
+    vectors = every_vector(VECTORS)[:500]
+    whole, apart = DigestStream(), DigestStream()
+    whole.add(vectors[:200])
+    prefix = whole.copy()
+    whole.add(vectors[200:])
+    apart.add_items([])
+    apart.add([])
+    apart.add_items(canonical_items(vectors[:77]))
+    apart.add(vectors[77:])
+    assert whole.digest() == apart.digest() == vectors_digest(vectors)
+    assert prefix.digest() == vectors_digest(vectors[:200])  # a copy is left as it was
+    assert (whole.count, DigestStream().digest()) == (500, vectors_digest([]))
+
+
+@pytest.mark.parametrize("selection", [[], ["--algorithm", "battle.move", "-k", "fire"]])
+def test_cached_digests_are_those_of_a_cold_run(tmp_path: Path, selection: list[str]) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    report, cache = tmp_path / "report.json", tmp_path / "cache"
+    kept = moves(vectors, "fire") if selection else every_vector(vectors)
+    expected = truth(vectors, kept)
+    env = {"FAIRVEC_CACHE_DIR": str(cache)}
+    assert run_digests(vectors, report, *selection, env=env) == expected  # cold
+    assert (cache / "digests.json").is_file()
+    assert run_digests(vectors, report, *selection, env=env) == expected  # warm
+    off = {"FAIRVEC_NO_CACHE": "1", "FAIRVEC_CACHE_DIR": str(tmp_path / "unused")}
+    assert run_digests(vectors, report, *selection, env=off) == expected
+    assert not (tmp_path / "unused").exists()
+
+
+def plant(cache: Path) -> str:
+    """Replace every cached digest with one no vectors have: a run that reports it
+    took it from the cache."""
+    path = cache / "digests.json"
+    data = json.loads(path.read_text("utf-8"))
+    planted = "sha256:" + "0" * 64
+    for entry in data["entries"].values():
+        entry[0] = planted
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return planted
+
+
+def test_the_cache_is_keyed_by_every_file_and_the_selection(tmp_path: Path) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    report, cache = tmp_path / "report.json", tmp_path / "cache"
+    env = {"FAIRVEC_CACHE_DIR": str(cache)}
+    narrowed = ["--algorithm", "battle.move", "-k", "fire"]
+    run_digests(vectors, report, *narrowed, env=env)
+    planted = plant(cache)
+    count = len(every_vector(vectors))
+    assert run_digests(vectors, report, *narrowed, env=env) == (planted, planted, count)
+    # another selection: the run's digest is another key (the suite's is the same one)
+    grass = run_digests(vectors, report, "--algorithm", "battle.move", "-k", "grass", env=env)
+    assert grass == (truth(vectors, moves(vectors, "grass"))[0], planted, count)
+    # a file changed that the run did not select: the suite's digest misses
+    cuts = vectors / "nardy" / "cuts.json"
+    data = json.loads(cuts.read_text("utf-8"))
+    data["vectors"] = data["vectors"][:-1]
+    cuts.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    expected = truth(vectors, moves(vectors, "fire"))
+    assert expected[2] == count - 1
+    assert run_digests(vectors, report, *narrowed, env=env) == expected
+    # the same vectors in other bytes (a file the run selected): every key misses
+    plant(cache)
+    move = vectors / "battle" / "move.json"
+    move.write_text(json.dumps(json.loads(move.read_text("utf-8")), indent=1), encoding="utf-8")
+    assert run_digests(vectors, report, *narrowed, env=env) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe not json",
+        b"[]",
+        b'{"format": 1, "entries": []}',
+        b'{"format": 1, "entries": {"k": ["sha256:abc", 3], "j": ["x", -1], "i": 7}}',
+    ],
+)
+def test_a_corrupted_cache_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    report, cache = tmp_path / "report.json", tmp_path / "cache"
+    env = {"FAIRVEC_CACHE_DIR": str(cache)}
+    run_digests(vectors, report, env=env)
+    (cache / "digests.json").write_bytes(content)
+    expected = truth(vectors, every_vector(vectors))
+    assert run_digests(vectors, report, env=env) == expected
+    assert json.loads((cache / "digests.json").read_bytes())["format"] == 1  # written anew
+    assert run_digests(vectors, report, env=env) == expected
+
+
+def test_a_cache_that_cannot_be_written_is_not_an_error(tmp_path: Path) -> None:
+    vectors = small_suite(tmp_path / "vectors")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    env = {"FAIRVEC_CACHE_DIR": str(blocker / "cache")}  # no folder can be made there
+    expected = truth(vectors, every_vector(vectors))
+    assert run_digests(vectors, tmp_path / "report.json", env=env) == expected
+
+
+def test_the_installed_suite_digest_is_the_same_from_the_cache(tmp_path: Path) -> None:
+    every = every_vector(VECTORS)
+    env = {**os.environ, "FAIRVEC_CACHE_DIR": str(tmp_path / "cache")}
+    suites = []
+    for name in ("cold.json", "warm.json"):
+        report = tmp_path / name
+        done = subprocess.run(
+            [sys.executable, "-m", "fairvec", "run", *THREE, "--tier", "none", "--json",
+             str(report), "--bundled", "python"],
+            capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(), env=env,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        suites.append(json.loads(report.read_text("utf-8"))["attestation"]["suite"])
+    assert suites[0] == suites[1]
+    assert (suites[0]["digest"], suites[0]["vectors"]) == (vectors_digest(every), len(every))
