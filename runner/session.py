@@ -247,18 +247,35 @@ class Session:
 
     def _run(self, works: Sequence[Work], *, keep_open: bool) -> list[Result]:
         self._results = []
-        for work in works:
-            reason = self._unsupported_reason(work)
-            if reason:
-                self._finish(Result(work.vector, work.algorithm, "skip", reason))
-            else:
-                self._pending.append(work)
+        supported, skipped = self._sorted_out(works)
+        self._pending.extend(supported)
         self._drive()
+        self._skip(skipped)  # after the run: making their results never delays a request
         if keep_open:
             self._ended_here.clear()  # a long stream would keep every answer otherwise
         else:
             self._drain_at_end()
         return in_vector_order(self._results, works)
+
+    def _sorted_out(self, works: Sequence[Work]) -> tuple[list[Work], list[tuple[Work, str]]]:
+        """The works the hello declares, and the others with the reason (found once per
+        algorithm and variant: a run may skip tens of thousands)."""
+        reasons: dict[tuple[str, str | None], str | None] = {}
+        supported, skipped = [], []
+        for work in works:
+            key = (work.algorithm, work.vector["variant"])
+            if key not in reasons:
+                reasons[key] = self._unsupported_reason(work)
+            reason = reasons[key]
+            if reason is None:
+                supported.append(work)
+            else:
+                skipped.append((work, reason))
+        return supported, skipped
+
+    def _skip(self, skipped: list[tuple[Work, str]]) -> None:
+        for work, reason in skipped:
+            self._finish(Result(work.vector, work.algorithm, "skip", reason))
 
     def _unsupported_reason(self, work: Work) -> str | None:
         variants = self.hello.algorithms.get(work.algorithm)
@@ -684,8 +701,9 @@ class ParallelSession:
     sent by any: the shared queue's vectors are "not run", and what was already sent ends.
 
     The first session starts in the constructor (its hello, or its failure to start, is the
-    run's); the others start in threads at the same time, and one that cannot start, or
-    greets differently, is left out with a warning (the run goes on with fewer).
+    run's); the others start in threads at the same time and join the run as each greets
+    (requests go out meanwhile). One that cannot start, or greets differently, is left out
+    with a warning (the run goes on with fewer).
     """
 
     def __init__(
@@ -702,12 +720,12 @@ class ParallelSession:
         self.warnings: list[str] = []
         self._stop = threading.Event()
         self._queue: deque[Work] = deque()
-        extra: list[Session | None] = [None] * (jobs - 1)
-        starters = [
-            threading.Thread(target=self._start_one, args=(command, options, extra, index))
+        self._extra: list[Session | None] = [None] * (jobs - 1)
+        self._starters = [
+            threading.Thread(target=self._start_one, args=(command, options, index))
             for index in range(jobs - 1)
         ]
-        for starter in starters:
+        for starter in self._starters:
             starter.start()
         try:
             self.first = self._share(
@@ -715,31 +733,44 @@ class ParallelSession:
             )
         except BaseException:  # the run's own start failed: leave no instance behind
             self._stop.set()
-            for starter in starters:
+            for starter in self._starters:
                 _join(starter)
-            for session in extra:
-                if session is not None:
-                    session.close()
+            self._close_extra()
             raise
-        for starter in starters:
-            _join(starter)
         self.sessions = [self.first]
-        for session in extra:
-            if session is None:
-                continue
-            if session.hello != self.first.hello:
-                session.close()
-                self.warnings.append("an adapter instance (-j) greeted differently; left out")
-            else:
-                self.sessions.append(session)
 
-    def _start_one(
-        self, command: Sequence[str], options: dict[str, Any], into: list[Session | None], at: int
-    ) -> None:
+    def _start_one(self, command: Sequence[str], options: dict[str, Any], at: int) -> None:
         try:
-            into[at] = self._share(Session(command, on_result=self._report, **options))
+            session = self._share(Session(command, on_result=self._report, **options))
         except Exception as error:  # the run goes on with the others
             self.warnings.append(f"an adapter instance (-j) could not be started: {error}")
+            return
+        with self._lock:  # close() may have come meanwhile: then nothing more runs
+            if not self._stop.is_set():
+                self._extra[at] = session
+                return
+        session.close()
+
+    def _joined(self, at: int) -> Session | None:
+        """Extra session ``at`` once it has greeted, if it did, alike (else left out)."""
+        _join(self._starters[at])
+        session = self._extra[at]
+        if session is None or self._stop.is_set():
+            return None
+        if session.hello != self.first.hello:
+            session.close()
+            self.warnings.append("an adapter instance (-j) greeted differently; left out")
+            return None
+        with self._lock:
+            self.sessions.append(session)
+        return session
+
+    def _close_extra(self) -> None:
+        with self._lock:
+            self._stop.set()
+            extra = [session for session in self._extra if session is not None]
+        for session in extra:
+            session.close()
 
     def _share(self, session: Session) -> Session:
         session._shared = self._queue
@@ -773,16 +804,12 @@ class ParallelSession:
     def _run(self, works: Sequence[Work]) -> list[Result]:
         for session in self.sessions:
             session._results = []
-        for work in works:
-            reason = self.first._unsupported_reason(work)  # every instance greeted alike
-            if reason:
-                self.first._finish(Result(work.vector, work.algorithm, "skip", reason))
-            else:
-                self._queue.append(work)
+        supported, skipped = self.first._sorted_out(works)  # every instance greets alike
+        self._queue.extend(supported)
         failures: list[BaseException] = []
         workers = [
-            threading.Thread(target=self._drive, args=(session, failures), daemon=True)
-            for session in self.sessions[1:]
+            threading.Thread(target=self._drive, args=(at, failures), daemon=True)
+            for at in range(len(self._starters))
         ]
         for worker in workers:
             worker.start()
@@ -791,6 +818,7 @@ class ParallelSession:
             _join(worker)
         if failures:
             raise failures[0]
+        self.first._skip(skipped)
         results = [result for session in self.sessions for result in session._results]
         return in_vector_order(results, works)
 
@@ -799,7 +827,12 @@ class ParallelSession:
         session._drive()
         session._drain_at_end()
 
-    def _drive(self, session: Session, failures: list[BaseException]) -> None:
+    def _drive(self, at: int, failures: list[BaseException]) -> None:
+        """Extra session ``at``: joins the run once it has greeted (the queue may be empty
+        by then: it then only says goodbye)."""
+        session = self._joined(at)
+        if session is None:
+            return
         try:
             self._drive_here(session)
         except BaseException as error:  # handed to the main thread, raised there
@@ -807,8 +840,8 @@ class ParallelSession:
                 failures.append(error)
 
     def close(self) -> None:
-        self._stop.set()
-        for session in self.sessions:
+        self._close_extra()
+        for session in list(self.sessions):
             session.close()
 
 

@@ -91,3 +91,17 @@ def test_the_crash_budget_stops_a_hopeless_adapter_at_j2(tmp_path: Path) -> None
     # each adapter spends at most the budget (5) in a row, then nothing more is started
     assert len(started) <= 2 * 6
     assert [r["id"] for r in report["results"]] == selected_ids()
+
+
+def test_requests_go_out_before_a_slow_second_adapter_greets(tmp_path: Path) -> None:
+    """-j 2: the first adapter is not held back by the second's start-up; the second joins
+    when it greets (2 s later here) and the run still ends whole, in vector order."""
+    log = tmp_path / "greetings"
+    status, report, _started = run(tmp_path, 2, "--greet-late", str(log))
+    assert status == 0
+    assert [result["id"] for result in report["results"]] == selected_ids()
+    events = [line.split() for line in log.read_text(encoding="ascii").splitlines()]
+    hellos = sorted(float(when) for event, when in events if event == "hello")
+    requests = sorted(float(when) for event, when in events if event == "request")
+    assert len(hellos) == 2 and requests
+    assert requests[0] < hellos[1]  # the first request did not wait for the second hello

@@ -17,7 +17,10 @@ the next word).
 
 Options: --algorithms JSON (the hello's algorithms instead of the reference's);
 --pids FILE (append this process's pid, and any it starts, one a line); --crash-one-in N
-(crash on the vectors whose id's CRC-32 is 0 modulo N, whichever process gets them).
+(crash on the vectors whose id's CRC-32 is 0 modulo N, whichever process gets them);
+--greet-late FILE (every instance started after the first, as FILE remembers, waits 2 s
+before its hello; each instance appends "hello TIME" and "request TIME", its first
+request's, to FILE).
 """
 
 from __future__ import annotations
@@ -171,6 +174,17 @@ def misbehave_fatally(mode: str, pids: str | None) -> bool:
     return False
 
 
+def greet_late(log: str) -> None:
+    if os.path.exists(log):
+        time.sleep(2.0)
+    note(log, "hello")
+
+
+def note(log: str, event: str) -> None:
+    with open(log, "a", encoding="ascii") as stream:
+        stream.write(f"{event} {time.time()!r}\n")
+
+
 def main(arguments: list[str]) -> None:
     given, words = options(arguments)
     pids = given.get("pids")
@@ -179,12 +193,18 @@ def main(arguments: list[str]) -> None:
     start_up(startup, words)
     one_in = int(given.get("crash-one-in", 0))
     modes = {vector: mode for mode, vector in (w.split(":", 1) for w in words if ":" in w)}
+    late = given.get("greet-late")
+    if late:
+        greet_late(late)
     emit(hello(given.get("algorithms")))
     if startup == "hello-then-exit":
         return
     lines = iter(sys.stdin)
     for line in lines:
         request = json.loads(line)
+        if late:
+            note(late, "request")
+            late = None
         mode = modes.get(request["id"])
         if one_in and zlib.crc32(request["id"].encode()) % one_in == 0:
             os._exit(3)
