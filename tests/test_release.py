@@ -258,6 +258,24 @@ def test_the_installed_suite_builds_and_verifies(
     assert not root.exists(), "the temporary extraction folder outlives the suite"
 
 
+def test_a_release_is_never_overwritten_without_force(
+    release: Release, small_tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {path.name: path.read_bytes() for path in release.folder.iterdir()}
+    build = ["release", "build", "--version", release.version, "--out", release.folder]
+    message = fail(*build, "--source", small_tree)
+    assert "already holds" in message and "--force" in message
+    assert {path.name: path.read_bytes() for path in release.folder.iterdir()} == before
+    copy = release.folder.parent / "forced"
+    copy.mkdir()
+    for name, content in before.items():
+        (copy / name).write_bytes(content)
+    ok("release", "build", "--version", release.version, "--out", copy, "--source", small_tree,
+       "--force", capsys=capsys)
+    assert release.signature.name not in {path.name for path in copy.iterdir()}
+    assert (copy / release.archive.name).exists()
+
+
 def test_a_bad_version_or_source_is_one_line(tmp_path: Path) -> None:
     assert "not a version" in fail("release", "build", "--version", "1.2", "--out", tmp_path)
     message = fail(

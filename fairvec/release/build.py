@@ -20,9 +20,12 @@ from fairvec import __version__
 from fairvec.errors import FairvecError
 from fairvec.release.files import (
     MANIFEST,
+    MINISIGN_SUFFIX,
+    SSH_SUFFIX,
     SUMS,
     archive_name,
     manifest_copy_name,
+    signature_path,
     write_bytes_atomically,
 )
 from fairvec.release.manifest import MEMBER_NAME, Entry, Manifest, parse_version
@@ -126,6 +129,18 @@ def archive_bytes(members: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
+def refuse_to_overwrite(out: Path, version: str) -> None:
+    """A release's files, once published or signed, must not change under its name: a
+    rebuild would leave its signatures verifying nothing (and SHA256SUMS would lose the
+    other files a shared folder holds)."""
+    for name in (archive_name(version), manifest_copy_name(version), SUMS):
+        if (out / name).exists():
+            raise FairvecError(
+                f"--out {out}: already holds {name}; give an empty folder, or --force to "
+                f"replace that release"
+            )
+
+
 def _read(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -133,9 +148,14 @@ def _read(path: Path) -> bytes:
         raise FairvecError(f"{path}: cannot read it: {error.strerror}") from None
 
 
-def build(version: str, out: Path, source: Path | None = None) -> Built:
-    """Write the archive, the manifest beside it and SHA256SUMS into ``out``."""
+def build(
+    version: str, out: Path, source: Path | None = None, *, replace: bool = False
+) -> Built:
+    """Write the archive, the manifest beside it and SHA256SUMS into ``out``; a release
+    already there is never overwritten unless ``replace`` (--force)."""
     parse_version(version, "--version")
+    if not replace:
+        refuse_to_overwrite(out, version)
     files = collect(source)
     members = [(name, _read(path)) for name, path in files]
     vectors_root = dict(files)["vectors/vectors.schema.json"].parent
@@ -151,4 +171,6 @@ def build(version: str, out: Path, source: Path | None = None) -> Built:
         for path, content in sorted([(archive, data), (copy, manifest_bytes)])
     )
     write_bytes_atomically(out / SUMS, sums.encode("ascii"))
+    for suffix in (SSH_SUFFIX, MINISIGN_SUFFIX):  # --force: the old ones verify nothing now
+        signature_path(archive, suffix).unlink(missing_ok=True)
     return Built(archive, manifest, manifest_bytes, copy, out / SUMS)

@@ -53,6 +53,11 @@ def _add_build(actions: Commands[argparse.ArgumentParser]) -> None:
         metavar="CHECKOUT",
         help="a checkout to build from (default: the installed package)",
     )
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a release already in DIR (its old signatures are removed)",
+    )
     _signing_options(build)
     build.set_defaults(handler=_run_build)
 
@@ -64,7 +69,7 @@ def _run_build(arguments: argparse.Namespace) -> int:
 
     if arguments.ssh_key or arguments.minisign_key:
         require_cryptography()  # before anything is written: never half a signed release
-    built = build(arguments.version, arguments.out, arguments.source)
+    built = build(arguments.version, arguments.out, arguments.source, replace=arguments.force)
     print(f"{built.archive}  ({len(built.manifest.files)} files, {built.manifest.vectors} vectors)")
     print(f"suite digest {built.manifest.suite_digest}")
     print(built.manifest_copy)
