@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
-from fairvec.inputs import Stream, draw_inputs
+from fairvec.inputs import Stream, drawer
 
 ENCODING = "fairvec-accumulated/1"  # the record encoding below; bump it if it ever changes
 BLOCK = 10_000  # cases between checkpoints
@@ -34,22 +36,127 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def cases(seed: str, generators: Mapping[str, Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
     """Every case's input, in order, without end: the generated sets' own stream."""
-    stream = Stream(seed)
+    stream, draw = Stream(seed), drawer(generators)
     while True:
-        yield draw_inputs(stream, generators)
+        yield draw(stream)
 
 
 def record(answer: Mapping[str, Any]) -> bytes:
     """One case's record: ``{"output": ...}`` or ``{"error": CODE}`` as canonical JSON
     (RFC 8785: keys sorted by UTF-16 code units, no spaces, numbers as ECMAScript writes
     them), UTF-8, then a newline. Canonical JSON holds no raw newline, so records need no
-    length prefix, and two answers JSON calls equal (1 and 1.0) give the same record."""
+    length prefix, and two answers JSON calls equal (1 and 1.0) give the same record.
+    ``answer`` is a JSON value: dicts, lists, str, int, float, bool, None (the fast path
+    would write a tuple or a UUID, which no parsed answer holds, where canonical refuses)."""
+    fast = _fast_record(answer)
+    return fast if fast is not None else canonical_record(answer)
+
+
+def canonical_record(answer: Mapping[str, Any]) -> bytes:
+    """record(), written by canonical() alone: the definition the fast path must match."""
     text = canonical(answer)
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # a lone surrogate: written as JSON.stringify does
         escaped = _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
         return escaped.encode("utf-8") + b"\n"
+
+
+# -- the fast path: orjson, where its text is provably the canonical one -------------------
+#
+# orjson with sorted keys writes RFC 8785's text, at C speed, except in these cases, where
+# record() falls back to canonical() below (tests/test_accumulated.py checks each):
+# - it refuses (TypeError): a lone surrogate, an integer beyond 2^53 - 1 (OPT_STRICT_INTEGER:
+#   ECMAScript writes those as doubles), a non-str key, deep nesting, any other type
+#   (subclasses, dataclasses and dates are passed to ``default``, which refuses them too);
+# - an astral character (a 4-byte UTF-8 sequence): orjson sorts keys by code point, RFC 8785
+#   by UTF-16 unit, and the two orders differ only between an astral character and one from
+#   U+E000 to U+FFFF;
+# - a number as ECMAScript does not write it: an exponent (orjson writes 1e+16 and 1e-6,
+#   ECMAScript 10000000000000000 and 0.000001), an integral double (2.0 for 2, -0.0 for 0);
+# - null, which orjson also writes for NaN and the infinities (canonical() refuses them).
+# Strings it escapes exactly as JSON.stringify does (" \ and \b \t \n \f \r, the other
+# controls as \u00xx), and between 1e-5 and 1e16 it writes a non-integral double with
+# the same shortest digits as ECMAScript. The checks below decide on its text with the
+# strings blanked out, so a string that looks like a number changes nothing.
+
+_orjson_record: Callable[[Any], bytes] | None
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+try:
+    import orjson
+
+    _orjson_record = partial(
+        orjson.dumps,
+        default=_refuse,
+        option=orjson.OPT_SORT_KEYS
+        | orjson.OPT_STRICT_INTEGER
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME,
+    )
+except ImportError:  # pragma: no cover - the `fast` extra is not installed
+    _orjson_record = None
+if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
+    _orjson_record = None
+
+_ASTRAL = re.compile(rb"[\xf0-\xf4]")  # the first byte of a 4-byte UTF-8 sequence
+# Outside the strings, 1-9 read as 1, E as e and a value's end (, ] }) as a comma, so that
+# a few substring searches find an integral double (".0,"), an exponent ("0e", "1e": true
+# and false have no digit before their e) and null. (A regular expression took longer
+# than orjson itself; each search takes about 1.5 ns a byte.)
+_SHAPES = bytes.maketrans(b"23456789E]}", b"11111111e,,")
+# orjson 3.x signs every exponent (1e+16, 1e-7), so that an exponent shows in the whole
+# text as e+ or e-, which no hex digits form: the strings need blanking out only where
+# e+, e-, ".0" then the end of a value, or null turns up (mostly inside a string).
+_SIGNED_EXPONENTS = (
+    _orjson_record is not None and _orjson_record([1e16, 1e-7]) == b"[1e+16,1e-7]"
+)
+_SUSPECTS = bytes.maketrans(b"-]}", b"+,,")
+
+
+def _fast_record(answer: Any) -> bytes | None:
+    """The record as orjson writes it, or None where that text might not be canonical."""
+    if _orjson_record is None:
+        return None
+    try:
+        text = _orjson_record(answer)
+    except TypeError:
+        return None
+    if not text.isascii() and _ASTRAL.search(text):
+        return None
+    if _suspect(text) and not _plain(_outside_strings(text)):
+        return None
+    return text + b"\n"
+
+
+def _suspect(text: bytes) -> bool:
+    """Whether the text may hold a number ECMAScript writes otherwise, or null."""
+    if not _SIGNED_EXPONENTS:
+        return True
+    folded = text.translate(_SUSPECTS) + b","
+    return b"e+" in folded or b".0," in folded or b"null" in folded
+
+
+def _plain(outside: bytes) -> bool:
+    """Whether the text outside the strings holds only numbers ECMAScript writes alike,
+    and no null."""
+    shapes = outside.translate(_SHAPES) + b","
+    return not (b".0," in shapes or b"0e" in shapes or b"1e" in shapes or b"null" in shapes)
+
+
+def _outside_strings(text: bytes) -> bytes:
+    """The JSON text with every string's contents removed. An escape is a backslash and
+    the next character; dropping the escaped backslashes first, then the escaped quotes,
+    leaves only the quotes that open and close strings, and splitting on them puts the
+    text outside strings at the even places."""
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(text.split(b'"')[::2])
 
 
 def canonical(value: Any) -> str:
@@ -196,8 +303,9 @@ class Accumulator:
         self.checkpoints: list[str] = []
         self._hash = hashlib.sha256()
 
-    def add(self, answer: Mapping[str, Any]) -> None:
-        self._hash.update(record(answer))
+    def add(self, answer: Mapping[str, Any], encoded: bytes | None = None) -> None:
+        """``encoded``: record(answer), where the caller has it already."""
+        self._hash.update(record(answer) if encoded is None else encoded)
         self.count += 1
         if self.count % self.block == 0:
             self.checkpoints.append(self._hash.hexdigest())

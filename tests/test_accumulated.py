@@ -5,7 +5,7 @@ committed digest without fairvec.
 
 Run as a script, this file is the wrong port: ``python test_accumulated.py wrong DIGEST``
 answers like the reference, except for the one input whose canonical JSON has that
-SHA-256, whose crash point it raises by 0.01.
+SHA-256, whose crash point it raises by 0.01 (``nan DIGEST``: makes it NaN).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from support import MISBEHAVING, REPO, fairvec
 
-from fairvec import accumulate
+from fairvec import accumulate, inputs
 from fairvec.runner import accumulate as streaming
 
 ALGORITHM = "stake.crash"
@@ -61,8 +61,8 @@ def short_stream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
     return folder, inputs[WRONG_CASE]
 
 
-def _wrong_port(inputs: dict[str, Any]) -> list[str]:
-    return [sys.executable, str(Path(__file__).resolve()), "wrong", _input_digest(inputs)]
+def _wrong_port(inputs: dict[str, Any], how: str = "wrong") -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), how, _input_digest(inputs)]
 
 
 def test_a_port_wrong_in_one_case_fails_at_its_block(
@@ -89,6 +89,20 @@ def test_locate_finds_the_case(short_stream: tuple[Path, dict[str, Any]], block:
     assert f"first differing case: {STREAM_ID} case {WRONG_CASE} (block 7)" in done.stdout
     assert "differs at: .output.crash_point" in done.stdout
     assert json.dumps(wrong_input) in done.stdout
+
+
+def test_an_answer_json_cannot_hold_is_charged_to_its_case(
+    short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    folder, wrong_input = short_stream
+    report = tmp_path / "report.json"
+    selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
+    done = fairvec("run", *selection, "--json", report, "--", *_wrong_port(wrong_input, "nan"))
+    assert done.status == 1, done.stderr
+    (result,) = done.report(report)["results"]
+    assert result["status"] == "error"
+    assert result["message"].startswith(f"case {WRONG_CASE} (input {{")
+    assert "the answer is not JSON: NaN and infinities" in result["message"]
 
 
 def test_a_crash_inside_the_stream_is_charged_to_its_vector(
@@ -178,6 +192,116 @@ def test_records_are_canonical() -> None:
     assert accumulate.record({"error": "x\ud800"}) == b'{"error":"x\\ud800"}\n'
 
 
+def _doubles(picker: random.Random, count: int) -> list[float]:
+    """Doubles of every kind: random bit patterns (every exponent), round and boundary
+    values, and the ranges where orjson and ECMAScript switch to exponents."""
+    doubles = [2.0, -2.0, 0.0, -0.0, 1e21, 1e20, 1e16, 1e15, 1.5e16, 1e-4, 1e-5, 1.5e-5, 1e-6,
+               1e-7, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, 123456789012345680000.0]
+    while len(doubles) < count:
+        value = struct.unpack(">d", picker.getrandbits(64).to_bytes(8, "big"))[0]
+        if value == value and abs(value) != float("inf"):
+            doubles.append(value)
+        doubles.append(picker.random() * 10.0 ** picker.randint(-8, 22))
+    return doubles
+
+
+def _texts(picker: random.Random, count: int) -> list[str]:
+    """Strings of controls, quotes and backslashes, number look-alikes, non-ASCII, astral
+    characters, U+E000 to U+FFFF (which sort apart from astral ones by UTF-16 unit)."""
+    pieces = ["\\", '"', "\\\"", ".0,", "1e5", "null", "2.0]", "\x7f", "\u2028", "é", "\uffff",
+              "\ue000", "\U0001f600", "\U0010ffff", "a", "0", ":", ",", "}", *map(chr, range(32))]
+    return [
+        "".join(picker.choice(pieces) for _ in range(picker.randint(0, 6))) for _ in range(count)
+    ]
+
+
+def _answers(picker: random.Random) -> list[dict[str, Any]]:
+    doubles, texts = _doubles(picker, 3000), _texts(picker, 400)
+    integers = [0, -1, 2**53 - 1, -(2**53 - 1), 2**53, -(2**53), 2**63, 2**64, 2**70, 10**30]
+    scalars: list[Any] = [*doubles, *texts, *integers, True, False, None]
+    answers: list[dict[str, Any]] = [{"output": {"plain": [0.25, 1, "x", True]}}]
+    for _ in range(600):
+        keys = picker.sample(texts, 4)
+        values = [picker.choice(scalars) for _ in keys]
+        nested: dict[str, Any] = dict(zip(keys, values, strict=True))
+        nested[picker.choice(texts)] = [picker.choice(scalars) for _ in range(3)]
+        answers.append({"output": nested} if picker.random() < 0.9 else {"error": keys[0]})
+    answers += [{"output": [value]} for value in doubles + integers]
+    answers += [{"output": {text: 1, "\U0001f600": 2, "\uffff": 3}} for text in texts[:50]]
+    return answers
+
+
+@pytest.mark.parametrize("signed_exponents", [True, False])
+def test_the_fast_records_are_the_canonical_ones(
+    signed_exponents: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # orjson's text where it is provably canonical, else canonical(): the same bytes (with
+    # the quick look at the whole text, and with the strings always blanked out)
+    if accumulate._orjson_record is None:
+        pytest.skip("orjson is not installed (or FAIRVEC_NO_ORJSON is set)")
+    if signed_exponents and not accumulate._SIGNED_EXPONENTS:
+        pytest.skip("this orjson writes an exponent without its sign")
+    monkeypatch.setattr(accumulate, "_SIGNED_EXPONENTS", signed_exponents)
+    picker = random.Random(8785)
+    answers = _answers(picker)
+    answers += [{"error": "x\ud800"}, {"output": {"\udc00": [1.5, "\ud83d"]}}]
+    fast = 0
+    for answer in answers:
+        assert accumulate.record(answer) == accumulate.canonical_record(answer), answer
+        fast += accumulate._fast_record(answer) is not None
+    assert fast > len(answers) // 10  # the fast path is taken, not always refused
+    for taken in [
+        {"output": {"plain": [0.25, 1, "x", True, False, 2**53 - 1, -0.5, 1e-5, 1e15 + 0.5]}},
+        {"error": 'a "1.0," \\"null\\" 1e5 2.0] \x01\n\x7f \u2028 é \uffff'},
+        {"output": {"é": 1, "e": [2, {"\ue000": "\\", "\uffff": 0.1}], "E": 3}},
+    ]:
+        assert accumulate._fast_record(taken) == accumulate.canonical_record(taken), taken
+    for refused in [
+        {"output": 2.0}, {"output": -0.0}, {"output": [1e-7]}, {"output": 1e16},
+        {"output": 2**53}, {"output": "\ud800"}, {"output": {"\U0001f600": 1}},
+        {"output": None}, {"output": [float("nan")]}, {1: 2},
+    ]:
+        assert accumulate._fast_record(refused) is None, refused
+    for not_json in ({"output": float("nan")}, {"output": [float("inf")]}):
+        with pytest.raises(ValueError):
+            accumulate.record(not_json)
+
+
+def test_the_stream_reads_its_blocks_in_order() -> None:
+    # take, below and below_each read one byte stream: SHA-256(seed ":" j), j = 0, 1, ...
+    seed = "fairvec/stream-test"
+    blocks = b"".join(hashlib.sha256(f"{seed}:{j}".encode()).digest() for j in range(400))
+    stream, offset = inputs.Stream(seed), 0
+    for size in [1, 7, 8, 33, 5000, 3, 0, 2100, 64]:
+        assert stream.take(size) == blocks[offset : offset + size]
+        offset += size
+    # a bound rejecting about half its draws: below_each is below again and again
+    bound = 2**63 + 1
+    one, each = inputs.Stream(seed), inputs.Stream(seed)
+    assert each.below_each(bound, 300) == [one.below(bound) for _ in range(300)]
+    assert each.take(40) == one.take(40)
+    with pytest.raises(ValueError):
+        one.below(0)
+
+
+def test_a_drawer_draws_as_draw_inputs() -> None:
+    fields: dict[str, Any] = {
+        "hex": {"hex": 63}, "int": {"int": [-5, 5]}, "text": {"text": {"min": 0, "max": 40}},
+        "word": {"text": {"min": 1, "max": 9, "alphabet": "ab\U0001f600"}},
+        "list": {"list": {"of": {"base64": 5}, "min": 0, "max": 3}},
+        "sample": {"sample": {"from": [1, 2, 3, 4], "min": 1, "max": 3}}, "uuid": {"uuid": True},
+        "choice": {"choice": ["x", "y"]}, "const": {"const": 7}, "double": {"double": [0, 1]},
+        "permutation": {"permutation": 6},
+        "percent": {"percent": {"text": {"min": 0, "max": 3}}},
+        "concat": {"concat": [{"const": "a"}, {"hex": 3}]},
+    }
+    slow, fast = inputs.Stream("fairvec/drawer"), inputs.Stream("fairvec/drawer")
+    draw = inputs.drawer(fields)
+    assert [draw(fast) for _ in range(300)] == [
+        inputs.draw_inputs(slow, fields) for _ in range(300)
+    ]
+
+
 def test_the_full_tier_replaces_the_default_where_committed() -> None:
     root = REPO / "vectors"
     globs = ["bustabit.*", "battle.*"]
@@ -192,7 +316,8 @@ def test_the_full_tier_replaces_the_default_where_committed() -> None:
 # -- the wrong port ------------------------------------------------------------------------
 
 
-def _serve_wrong(target: str) -> None:
+def _serve_wrong(how: str, target: str) -> None:
+    """wrong: the target's crash point 0.01 higher; nan: NaN (which JSON cannot hold)."""
     from fairvec.adapters.python.__main__ import parse
     from fairvec.reference import compute, registry
 
@@ -203,9 +328,10 @@ def _serve_wrong(target: str) -> None:
         request = parse(line)
         output = compute(request["algorithm"], request["input"], request.get("variant"))
         if _input_digest(request["input"]) == target:
-            output["crash_point"] = round(output["crash_point"] + 0.01, 2)
+            wrong = round(output["crash_point"] + 0.01, 2) if how == "wrong" else float("nan")
+            output["crash_point"] = wrong
         print(json.dumps({"id": request["id"], "output": output}), flush=True)
 
 
 if __name__ == "__main__":
-    _serve_wrong(sys.argv[2])
+    _serve_wrong(sys.argv[1], sys.argv[2])
