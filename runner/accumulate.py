@@ -18,7 +18,7 @@ import fnmatch
 import gc
 import json
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -32,7 +32,7 @@ from fairvec.jsonio import read_json
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
-from fairvec.vectorfiles import algorithm_of, load_vector_files, vector_schema
+from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files, vector_schema
 
 if TYPE_CHECKING:
     import jsonschema
@@ -103,8 +103,17 @@ def select(
     ``globs``, whose ids match a keyword (if given) and carrying a tag (if given)."""
     if tier == "none":
         return []
+    return _chosen(_accumulated_entries(root, globs), keywords, tags, tier)
+
+
+def _chosen(
+    sources: Iterable[tuple[str, list[dict[str, Any]]]],
+    keywords: Sequence[str],
+    tags: Sequence[str],
+    tier: str,
+) -> list[Accumulated]:
     chosen = []
-    for algorithm, entries in _accumulated_entries(root, globs):
+    for algorithm, entries in sources:
         for entry in _of_tier(entries, tier):
             if keywords and not any(_keyword(entry["id"], k) for k in keywords):
                 continue
@@ -138,6 +147,19 @@ def _accumulated_entries(
         yield algorithm, entries
 
 
+def _loaded_entries(
+    files: Sequence[VectorFile],
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The accumulated vectors of files already validated against the vector schema; what
+    the schema cannot say (a checkpoint for every block) is checked here."""
+    for vector_file in files:
+        entries = vector_file.data.get("accumulated", [])
+        for index, entry in enumerate(entries):
+            _check_blocks(entry, f"{vector_file.path}: accumulated/{index}")
+        if entries:
+            yield vector_file.algorithm, entries
+
+
 def _check_entry(entry: Any, where: str) -> None:
     from jsonschema.exceptions import best_match  # here, not above: 85 ms of every start-up
 
@@ -145,6 +167,10 @@ def _check_entry(entry: Any, where: str) -> None:
     if error is not None:
         at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise FairvecError(f"{where}: {at}: {error.message} (regenerate with fairvec generate)")
+    _check_blocks(entry, where)
+
+
+def _check_blocks(entry: dict[str, Any], where: str) -> None:
     blocks = -(-entry["count"] // entry["block"])
     if len(entry["expected"]["checkpoints"]) != blocks:
         raise FairvecError(
@@ -471,16 +497,16 @@ def run_accumulated(
 # -- the hook into fairvec run (runner/cli.py) ---------------------------------------------
 
 
-def select_for_run(arguments: argparse.Namespace, root: Path) -> list[Accumulated]:
+def select_for_run(
+    arguments: argparse.Namespace, files: Sequence[VectorFile]
+) -> list[Accumulated]:
     """The accumulated vectors ``fairvec run``'s options select (--tier, and the same
-    --algorithm, -k, --tag and --exclude-tag as the vectors)."""
-    chosen = select(
-        root,
-        arguments.algorithm,
-        arguments.keywords,
-        arguments.tag,
-        getattr(arguments, "tier", "default"),
-    )
+    --algorithm, -k, --tag and --exclude-tag as the vectors), from the vector files it has
+    loaded (and so validated whole) for the same --algorithm: nothing is read again."""
+    tier = getattr(arguments, "tier", "default")
+    if tier == "none":
+        return []
+    chosen = _chosen(_loaded_entries(files), arguments.keywords, arguments.tag, tier)
     excluded = set(getattr(arguments, "exclude_tag", None) or [])
     return [one for one in chosen if not excluded & set(one.entry["tags"])]
 

@@ -249,8 +249,10 @@ def _run(arguments: argparse.Namespace, command: list[str], release: VerifiedSui
     become_subreaper()  # so a descendant that escapes the adapter's group is still ours
     # The adapter starts first, and gets ready on another core while the vectors load.
     with _signals_stop_the_run(), _spawned_early(command, arguments) as early:
-        chosen = accumulated.select_for_run(arguments, arguments.vectors or default_vectors_root())
-        selection = _select(arguments, none_ok=bool(chosen), freeze=True)
+        selection = _select(arguments, none_ok=True, freeze=True)
+        chosen = accumulated.select_for_run(arguments, selection.files)
+        if not selection.works and not chosen:
+            raise _nothing_selected(arguments)
         works = selection.works
         known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
         started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -507,12 +509,18 @@ def _select(
             if excluded and not excluded.isdisjoint(vector["tags"]):
                 continue
             works.append(Work(vector, algorithm, schema))
-    if not works and not none_ok:  # none_ok: accumulated vectors are selected
-        raise FairvecError(
-            f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
-            f"--exclude-tag){_algorithm_hint(globs, _suite_algorithms(arguments))}"
-        )
+    if not works and not none_ok:  # none_ok: the caller also selects accumulated vectors
+        raise _nothing_selected(arguments)
     return Selection(files, works, variants)
+
+
+def _nothing_selected(arguments: argparse.Namespace) -> FairvecError:
+    root = arguments.vectors or default_vectors_root()
+    hint = _algorithm_hint(arguments.algorithm, _suite_algorithms(arguments))
+    return FairvecError(
+        f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
+        f"--exclude-tag){hint}"
+    )
 
 
 def _algorithm_hint(globs: list[str], suite: set[str]) -> str:

@@ -335,3 +335,21 @@ def _serve_wrong(how: str, target: str) -> None:
 
 if __name__ == "__main__":
     _serve_wrong(sys.argv[1], sys.argv[2])
+
+
+def test_a_missing_checkpoint_is_one_line_naming_the_entry(
+    short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The schema cannot count checkpoints against blocks; the runner does, before any
+    request, in the files it loaded for the run."""
+    folder, _case = short_stream
+    data = json.loads((folder / "stake" / "crash.json").read_text(encoding="utf-8"))
+    data["accumulated"][0]["expected"]["checkpoints"].pop()
+    (tmp_path / "stake").mkdir()
+    broken = tmp_path / "stake" / "crash.json"
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    done = fairvec("run", "--vectors", tmp_path, "--tag", "accumulated", "--bundled", "python")
+    assert done.status == 2
+    (line,) = done.stderr.splitlines()
+    assert f"{broken}: accumulated/0: expected/checkpoints" in line
+    assert "10 expected for 5000 cases in blocks of 500" in line
