@@ -39,7 +39,7 @@ from fairvec.runner.protocol import request_line
 from fairvec.runner.results import Work
 from fairvec.runner.session import Session
 
-WINDOWS = (1, 32)
+WINDOWS = (1, 32, 256)  # lockstep, the old default, the default (--window)
 
 
 @dataclass
