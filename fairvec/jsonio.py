@@ -141,6 +141,11 @@ def read_json(path: Path, what: str) -> Any:
         data = path.read_bytes()
     except OSError as error:
         raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
+    return parse_json(data, path, what)
+
+
+def parse_json(data: bytes, path: Path, what: str) -> Any:
+    """The JSON value of a file's bytes, or a one-line error naming the place and why."""
     try:
         value = json.loads(decode_utf8(data, str(path), what))
     except json.JSONDecodeError as error:

@@ -34,10 +34,9 @@ from fairvec import __version__
 from fairvec.errors import FairvecError
 from fairvec.jsonio import (
     canonical,
-    check_nesting,
-    decode_utf8,
     digest,
     orjson_agrees,
+    parse_json,
     read_json,
     trusted_loads,
     write_atomically,
@@ -158,17 +157,7 @@ def read_unchecked(path: Path, raw: bytes, key: str, known: ValidationCache) -> 
     cache says it reads these bytes exactly as json does."""
     if known.get(key) == _FAST:
         return trusted_loads(raw)
-    what = "a vector file"
-    try:
-        value = json.loads(decode_utf8(raw, str(path), what))
-    except json.JSONDecodeError as error:
-        raise FairvecError(
-            f"{path}:{error.lineno}:{error.colno}: {what} is not valid JSON ({error.msg})"
-        ) from None
-    except RecursionError:
-        raise FairvecError(f"{path}: {what} is nested too deeply to read") from None
-    check_nesting(value, str(path), what)
-    return value
+    return parse_json(raw, path, "a vector file")
 
 
 def cache_folder() -> Path | None:
