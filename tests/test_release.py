@@ -276,6 +276,22 @@ def test_a_release_is_never_overwritten_without_force(
     assert (copy / release.archive.name).exists()
 
 
+def test_versions_sharing_a_folder_keep_their_sums(
+    small_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for version in ("1.0.0", "1.1.0"):
+        ok("release", "build", "--version", version, "--out", tmp_path, "--source", small_tree,
+           capsys=capsys)
+    listed = (tmp_path / "SHA256SUMS").read_text("ascii").splitlines()
+    names = sorted(line.split("  ", 1)[1] for line in listed)
+    expected = [f"fairvec-vectors-{v}{suffix}" for v in ("1.0.0", "1.1.0")
+                for suffix in (".MANIFEST.json", ".tar.gz")]
+    assert names == sorted(expected)
+    for line in listed:
+        digest, name = line.split("  ", 1)
+        assert hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() == digest
+
+
 def test_a_bad_version_or_source_is_one_line(tmp_path: Path) -> None:
     assert "not a version" in fail("release", "build", "--version", "1.2", "--out", tmp_path)
     message = fail(

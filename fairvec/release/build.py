@@ -131,14 +131,29 @@ def archive_bytes(members: list[tuple[str, bytes]]) -> bytes:
 
 def refuse_to_overwrite(out: Path, version: str) -> None:
     """A release's files, once published or signed, must not change under its name: a
-    rebuild would leave its signatures verifying nothing (and SHA256SUMS would lose the
-    other files a shared folder holds)."""
-    for name in (archive_name(version), manifest_copy_name(version), SUMS):
+    rebuild would leave its signatures verifying nothing. (Other versions may share the
+    folder: SHA256SUMS keeps their lines.)"""
+    for name in (archive_name(version), manifest_copy_name(version)):
         if (out / name).exists():
             raise FairvecError(
                 f"--out {out}: already holds {name}; give an empty folder, or --force to "
                 f"replace that release"
             )
+
+
+def _other_sums(path: Path, ours: set[str]) -> dict[str, str]:
+    """The lines of an existing SHA256SUMS for files other than this build's (another
+    version in the same folder), by file name; an unreadable one is started afresh."""
+    try:
+        text = path.read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    kept = {}
+    for line in text.splitlines():
+        digest, _, name = line.partition("  ")
+        if len(digest) == 64 and name and name not in ours:
+            kept[name] = f"{digest}  {name}\n"
+    return kept
 
 
 def _read(path: Path) -> bytes:
@@ -166,10 +181,12 @@ def build(
     copy = out / manifest_copy_name(version)
     write_bytes_atomically(archive, data)
     write_bytes_atomically(copy, manifest_bytes)
-    sums = "".join(
-        f"{hashlib.sha256(content).hexdigest()}  {path.name}\n"
-        for path, content in sorted([(archive, data), (copy, manifest_bytes)])
-    )
+    ours = {
+        path.name: f"{hashlib.sha256(content).hexdigest()}  {path.name}\n"
+        for path, content in ((archive, data), (copy, manifest_bytes))
+    }
+    lines = {**_other_sums(out / SUMS, set(ours)), **ours}
+    sums = "".join(lines[name] for name in sorted(lines))
     write_bytes_atomically(out / SUMS, sums.encode("ascii"))
     for suffix in (SSH_SUFFIX, MINISIGN_SUFFIX):  # --force: the old ones verify nothing now
         signature_path(archive, suffix).unlink(missing_ok=True)
