@@ -302,15 +302,19 @@ def test_a_drawer_draws_as_draw_inputs() -> None:
     ]
 
 
-def test_the_full_tier_replaces_the_default_where_committed() -> None:
-    root = REPO / "vectors"
-    globs = ["bustabit.*", "battle.*"]
-    default = {one.id for one in streaming.select(root, globs, [], [], "default")}
-    full = {one.id for one in streaming.select(root, globs, [], [], "full")}
-    assert "battle.attack/accumulated" in default & full  # no full tier: the default one
-    committed = {i for i in full if "-full" in i}
-    assert committed and {i.replace("-full", "") for i in committed} <= default
-    assert streaming.select(root, ["stake.*"], [], [], "none") == []
+def test_the_full_tier_replaces_the_default_where_committed(tmp_path: Path) -> None:
+    # battle.damage as committed (both tiers), battle.attack without its full tier
+    (tmp_path / "battle").mkdir()
+    for name, keep_full in (("attack", False), ("damage", True)):
+        data = json.loads((REPO / "vectors" / "battle" / f"{name}.json").read_text("utf-8"))
+        if not keep_full:
+            data["accumulated"] = [e for e in data["accumulated"] if e["tier"] == "default"]
+        (tmp_path / "battle" / f"{name}.json").write_text(json.dumps(data), "utf-8")
+    default = {one.id for one in streaming.select(tmp_path, ["battle.*"], [], [], "default")}
+    full = {one.id for one in streaming.select(tmp_path, ["battle.*"], [], [], "full")}
+    assert default == {"battle.attack/accumulated", "battle.damage/accumulated"}
+    assert full == {"battle.attack/accumulated", "battle.damage/accumulated-full"}
+    assert streaming.select(tmp_path, ["battle.*"], [], [], "none") == []
 
 
 # -- the wrong port ------------------------------------------------------------------------
