@@ -178,7 +178,17 @@ def plain_response(line: bytes) -> dict[str, Any] | None:
 
 def plain_responses(lines: list[bytes]) -> list[dict[str, Any]]:
     """The messages of the longest run of ``lines``, from the first, that are each plainly
-    a valid response (see plain_response), C doing most of the per-line work."""
+    a valid response (see plain_response), C doing most of the per-line work. The first
+    line is read alone first: when it is not plain, the general path takes it and the caller
+    asks again from the next line, so the rest must not have been parsed for nothing (a run
+    of unsupported answers would otherwise be parsed over and over)."""
+    first = plain_response(lines[0]) if lines else None
+    if first is None:
+        return []
+    return [first, *_plain_prefix(lines[1:])]
+
+
+def _plain_prefix(lines: list[bytes]) -> list[dict[str, Any]]:
     opened = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
     shallow = list(takewhile(lambda count: count <= MAX_NESTING, opened))
     lines = lines[: len(shallow)]  # a deeper one is left to parse_response's nesting check
