@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from fairvec.fuzz.fields import WRONG_TYPED
 from fairvec.reference import InvalidInput, compute
 
 NODE = shutil.which("node")
@@ -44,16 +45,6 @@ SAMPLE = [
     "videopoker.draw",
 ]
 KEYWORDS = {"enum", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "pattern"}
-# One value of each JSON type, for wrong-type wherever the schema's type does not admit it.
-TYPED: list[tuple[str, Any]] = [
-    ("string", "1"),
-    ("number", 1.5),
-    ("integer", 7),
-    ("boolean", True),
-    ("null", None),
-    ("array", []),
-    ("object", {}),
-]
 PAIRS = 40  # two-fault inputs drawn per algorithm
 
 
@@ -77,7 +68,7 @@ def admits(types: list[str], kind: str) -> bool:
 def faults(schema: dict[str, Any], value: Any) -> Iterator[tuple[str, Any]]:
     """(kind, a value with that fault) for one field's schema and valid value."""
     types = [schema["type"]] if isinstance(schema["type"], str) else schema["type"]
-    for kind, wrong in TYPED:
+    for kind, wrong in WRONG_TYPED:
         if not admits(types, kind):
             yield "wrong-type", wrong
     if "string" in types:

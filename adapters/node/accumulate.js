@@ -12,8 +12,7 @@
 
 const crypto = require('crypto');
 const fs = require('fs');
-const path = require('path');
-const { InvalidInput } = require('./lib');
+const { InvalidInput, loadAlgorithms } = require('./lib');
 
 // -- the input stream: SHA-256 in counter mode (docs/spec-format.md, Generated sets) -----
 
@@ -152,15 +151,6 @@ function record(answer) {
 }
 
 // -- the answers, from the adapter's own family files ------------------------------------
-
-function loadAlgorithms() {
-  const dir = path.join(__dirname, 'families');
-  const algorithms = {};
-  for (const file of fs.readdirSync(dir).filter((name) => name.endsWith('.js')).sort()) {
-    Object.assign(algorithms, require(path.join(dir, file)));
-  }
-  return algorithms;
-}
 
 function answer(entry, input, variant) {
   try {

@@ -6,20 +6,10 @@
 //
 // Each file in families/ exports { "<algorithm id>": { variants?: [...], run(input, variant) } }.
 
-const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
-const { InvalidInput } = require('./lib');
+const { InvalidInput, loadAlgorithms } = require('./lib');
 const { schemaFor, checkInput, SetupError } = require('./inputs');
-
-function loadAlgorithms() {
-  const dir = path.join(__dirname, 'families');
-  const algorithms = {};
-  for (const file of fs.readdirSync(dir).filter((name) => name.endsWith('.js')).sort()) {
-    Object.assign(algorithms, require(path.join(dir, file)));
-  }
-  return algorithms;
-}
 
 // A line the protocol does not allow (not JSON, not an object, no id, algorithm or input)
 // is answered with the protocol's bad-request error: it never ends the adapter.
