@@ -18,7 +18,7 @@ the next word).
 Options: --algorithms JSON (the hello's algorithms instead of the reference's);
 --pids FILE (append this process's pid, and any it starts, one a line); --crash-one-in N
 (crash on the vectors whose id's CRC-32 is 0 modulo N, whichever process gets them);
---greet-late FILE (every instance started after the first, as FILE remembers, waits 2 s
+--greet-late FILE (every instance started after the first, as FILE.first remembers, waits 2 s
 before its hello; each instance appends "hello TIME" and "request TIME", its first
 request's, to FILE).
 """
@@ -175,7 +175,11 @@ def misbehave_fatally(mode: str, pids: str | None) -> bool:
 
 
 def greet_late(log: str) -> None:
-    if os.path.exists(log):
+    # The first instance is whichever claims FILE.first: an exclusive create, so two
+    # instances started at the same moment cannot both see themselves as first.
+    try:
+        os.close(os.open(log + ".first", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
         time.sleep(2.0)
     note(log, "hello")
 
