@@ -62,9 +62,13 @@ class VectorFile:
         return vectors
 
 
+SCHEMA_NAME = "vectors.schema.json"  # beside the family folders, in a checkout and a release
+REGENERATE = "regenerate with fairvec generate"
+
+
 @cache
 def vector_schema() -> dict[str, Any]:
-    text = resources.files("fairvec").joinpath("vectors", "vectors.schema.json").read_text("utf-8")
+    text = resources.files("fairvec").joinpath("vectors", SCHEMA_NAME).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -76,7 +80,7 @@ def validate_vector_file(data: Any, where: str) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
-        raise FairvecError(f"{where}: {at}: {error.message} (regenerate with fairvec generate)")
+        raise FairvecError(f"{where}: {at}: {error.message} ({REGENERATE})")
 
 
 def default_vectors_root() -> Path:
@@ -111,8 +115,11 @@ def load_vector_files(
     if not paths:
         raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     known = ValidationCache.open()
+    marked = (root / SCHEMA_NAME).is_file()
     with _collector_paused():
-        files = [_load_one(path, known) for path in paths if wanted(algorithm_of(path))]
+        files = [
+            _load_in(root, path, known, marked) for path in paths if wanted(algorithm_of(path))
+        ]
         if freeze:
             gc.freeze()
     known.save()
@@ -128,6 +135,22 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _load_in(root: Path, path: Path, known: ValidationCache, marked: bool) -> VectorFile:
+    """_load_one; in a folder without the suite's schema beside the files (so probably
+    not a vectors folder at all: --vectors /tmp, say), a bad file's error says that."""
+    try:
+        return _load_one(path, known)
+    except FairvecError as error:
+        if marked:
+            raise
+        why = str(error).removeprefix(f"{path}: ").removesuffix(f" ({REGENERATE})")
+        raise FairvecError(
+            f"{root}: not a fairvec vectors folder (no {SCHEMA_NAME}, and "
+            f"{path.relative_to(root)} is not a vector file: {why}); pass --vectors the "
+            "vectors/ folder of a checkout or an extracted release, or --suite ARCHIVE"
+        ) from None
 
 
 def _load_one(path: Path, known: ValidationCache) -> VectorFile:
@@ -146,7 +169,7 @@ def _load_one(path: Path, known: ValidationCache) -> VectorFile:
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
         raise FairvecError(
             f"{path}: algorithm: is {data['algorithm']!r} but the file's place says "
-            f"{algorithm_of(path)!r} (regenerate with fairvec generate)"
+            f"{algorithm_of(path)!r} ({REGENERATE})"
         )
     return VectorFile(path, data, key)
 

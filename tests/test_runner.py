@@ -244,6 +244,7 @@ def test_bad_usage_is_one_line_and_exit_2(arguments: list[str], message: str) ->
 
 
 def test_a_corrupt_vector_file_is_named(tmp_path: Path) -> None:
+    shutil.copy(REPO / "vectors" / "vectors.schema.json", tmp_path)
     family = tmp_path / "battle"
     family.mkdir()
     (family / "move.json").write_text(
@@ -251,7 +252,20 @@ def test_a_corrupt_vector_file_is_named(tmp_path: Path) -> None:
     )
     done = fairvec("run", "--vectors", tmp_path, "--bundled", "python")
     assert done.status == 2
-    assert f"{family / 'move.json'}:1:" in done.stderr and "not valid JSON" in done.stderr
+    assert done.stderr.startswith(f"fairvec: error: {family / 'move.json'}:1:")
+    assert "not valid JSON" in done.stderr and "not a fairvec vectors folder" not in done.stderr
+
+
+def test_a_folder_that_is_not_a_vectors_folder_is_called_so(tmp_path: Path) -> None:
+    """--vectors at some other folder (/tmp, say): its first stray JSON file is not blamed
+    for a missing "algorithm" with "regenerate" as the fix: the folder is named instead."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.json").write_text('{"items": []}', encoding="utf-8")
+    done = fairvec("run", "--vectors", tmp_path, "--bundled", "python")
+    assert done.status == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith(f"fairvec: error: {tmp_path}: not a fairvec vectors folder")
+    assert "notes/todo.json is not a vector file" in done.stderr
+    assert "regenerate" not in done.stderr and "--suite ARCHIVE" in done.stderr
 
 
 @pytest.mark.parametrize("bundled", ["python", "node"])
