@@ -345,6 +345,8 @@ def _failures(runs: list[Run], algorithms: list[str], suite: Suite) -> str:
             failed = [
                 r for r in run.results if r["algorithm"] == algorithm and _shown_as_failure(r)
             ]
+            # new failures first: known ones must not crowd them out of the shown part
+            failed.sort(key=lambda result: SEVERITY.index(_kind(result)))
             if not failed:
                 continue
             parts.append(

@@ -22,6 +22,7 @@ import pytest
 from support import fairvec
 
 from fairvec.vectorfiles import default_vectors_root
+from fairvec.runner.html_report import SHOWN_FAILURES
 
 VECTORS = default_vectors_root()
 CHROMIUM = next(
@@ -241,6 +242,28 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
     assert "panic: </details><script>alert(2)</script>" in by_id[crash_id]  # as text
     assert by_id[known_id].startswith(f"KNOWN FAILURE {known_id}: output differs at .move")
     assert by_id[crash_id].startswith(f"ERROR {crash_id}: ")
+
+
+def test_new_failures_are_shown_before_known_ones(tmp_path: Path) -> None:
+    """More known failures in a cell than the page shows in full, and one new failure
+    after them in vector order: the new one is shown, not counted among "... more"."""
+    wrong = [vector["id"] for vector in vectors("move") if "output" in vector["expected"]]
+    *known_ids, new_id = wrong
+    assert len(known_ids) > SHOWN_FAILURES
+    known = tmp_path / "known.txt"
+    known.write_text("".join(f"{vector}  # {KNOWN_REASON}\n" for vector in known_ids), "utf-8")
+    report = run_adapter(
+        tmp_path, "port", ["battle.move"], "--known-failures", str(known),
+        *(f"markup:{vector}" for vector in wrong),
+    )  # fmt: skip
+    page = tmp_path / "report.html"
+    assert fairvec("report", "--html", page, report).status == 0
+    parsed = Page()
+    parsed.feed(page.read_text(encoding="utf-8"))
+    shown = [summary.split()[:3] for summary in parsed.details]
+    assert len(shown) == SHOWN_FAILURES
+    assert shown[0][:2] == ["FAIL", f"{new_id}:"]
+    assert all(words[:2] == ["KNOWN", "FAILURE"] for words in shown[1:])
 
 
 @pytest.mark.parametrize(
