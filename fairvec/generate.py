@@ -23,6 +23,7 @@ from fairvec.errors import FairvecError
 from fairvec.inputs import Stream, draw_inputs
 from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
+from fairvec.shapes import shapes
 from fairvec.specs import Spec, load_spec, load_specs, spec_paths
 from fairvec.upstream import UpstreamCase, UpstreamDataError
 from fairvec.vectorfiles import validate_vector_file
@@ -62,6 +63,10 @@ def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
     vectors = [
         _finish(spec, where, planned, output_check, spec_root)
         for planned in _plan(spec, where, data, spec_root)
+    ]
+    vectors += [
+        _finish(spec, where, planned, output_check, spec_root)
+        for planned in _plan_shapes(spec, where, vectors)
     ]
     _check_disagreements_recorded(spec, where, vectors)
     accumulated = build_accumulated(spec, where, output_check, spec_root)
@@ -185,6 +190,41 @@ def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
                     "index": index,
                 },
             )
+
+
+def _plan_shapes(spec: Spec, where: str, vectors: list[dict[str, Any]]) -> Iterator[Planned]:
+    """The shape vectors (fairvec.shapes), from the case ``shapes_from`` names, for the
+    default variant only: the input check comes before the algorithm and its variants.
+    Named, not found (the first case with an output, say), so a case added above it moves
+    no shape vector."""
+    variant = spec.variants[0] if spec.variants else None
+    name = spec.data["shapes_from"]
+    case_names = {case["name"] for case in spec.data["cases"]}
+    wanted = vector_id(spec, name, variant)
+    base = next((v for v in vectors if v["id"] == wanted), None)
+    if name not in case_names or base is None:
+        raise FairvecError(
+            f"{where}: shapes_from: no case {name!r} for the default variant: name one of "
+            "the cases (one with an output)"
+        )
+    if "output" not in base["expected"]:
+        raise FairvecError(
+            f"{where}: shapes_from: case {name!r} expects an error: name a case with an "
+            "output (the shape vectors need a valid input)"
+        )
+    for shape in shapes(spec.data["inputs"], base["input"]):
+        yield Planned(
+            name=shape.name,
+            input=shape.input,
+            variant=variant,
+            tags=["invalid", "shape"],
+            provenance={
+                "shape": shape.rule,
+                **({"field": shape.field} if shape.field else {}),
+                "from": base["id"],
+            },
+            error=shape.code,
+        )
 
 
 def _plan_upstream(

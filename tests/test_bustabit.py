@@ -456,7 +456,7 @@ def test_a_wrong_port_is_caught_through_the_runner() -> None:
     run = run_port([sys.executable, Path(__file__), "times-0-01"], ["bustabit.crash_v2_outcome"])
     assert run.done.status == 1, run.done.stderr
     assert "bustabit.crash_v2_outcome/times-0-01-differs@bustabit" in run.failed
-    assert run.total == len(vectors("crash_v2_outcome"))
+    assert run.total == len([v for v in vectors("crash_v2_outcome") if "shape" not in v["tags"]])
 
 
 # --- as a script: the reference with one mistake, as an adapter ---------------------------------

@@ -127,6 +127,26 @@ def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
             "title: A random move\n{{placeholder}}: 1",
             "a key must be plain text, not dict",
         ),
+        (
+            "shapes_from: fire ",
+            "shapes_from: flame ",
+            "spec/battle/move.yaml: shapes_from: no case 'flame' for the default variant",
+        ),
+        (
+            "shapes_from: fire ",
+            "shapes_from: round-zero ",
+            "shapes_from: case 'round-zero' expects an error: name a case with an output",
+        ),
+        (
+            "shapes_from: fire ",
+            "shapes_from: random ",  # a generated set, not a case
+            "spec/battle/move.yaml: shapes_from: no case 'random' for the default variant",
+        ),
+        (
+            "shapes_from: fire ",
+            "shape_from: fire ",
+            "spec/battle/move.yaml: (top level): 'shapes_from' is a required property",
+        ),
     ],
 )
 def test_a_broken_spec_is_one_line_naming_file_and_field(

@@ -5,6 +5,7 @@ run that checks nothing does not pass silently."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIRE, THREE, fairvec, misbehaving
+from support import FIRE, REPO, THREE, fairvec, misbehaving
 
 from fairvec import cli
 from fairvec.errors import FairvecError
 from fairvec.specs import load_spec
+from fairvec.vectorfiles import SCHEMA_NAME
 
 
 def one_line_exit_2(done: Any, message: str) -> None:
@@ -67,8 +69,10 @@ def test_a_misspelt_algorithm_is_answered_with_the_closest_id() -> None:
 
 
 def vector_folder(tmp_path: Path, text: bytes) -> Path:
+    """A vectors folder (the schema beside the families) whose battle/move.json is ``text``."""
     family = tmp_path / "vectors" / "battle"
     family.mkdir(parents=True)
+    shutil.copy(REPO / "vectors" / SCHEMA_NAME, tmp_path / "vectors")
     (family / "move.json").write_bytes(text)
     return tmp_path / "vectors"
 
