@@ -298,3 +298,20 @@ def test_the_runner_never_imports_the_reference() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_skipped_result_is_short_and_a_failed_one_carries_its_expectation(
+    report_path: Path,
+) -> None:
+    """A one-algorithm adapter run over more: the skipped vectors' entries leave out the
+    expectation (it is in the vectors; with it such reports were 20 MB), failures keep it."""
+    declared = json.dumps({"battle.move": []})
+    done = fairvec(
+        "run", "--algorithm", "battle.*", "--tier", "none", "--json", report_path,
+        *misbehaving("--algorithms", declared, f"wrong-output:{FIRE}"),
+    )  # fmt: skip
+    results = done.report(report_path)["results"]
+    skipped = [r for r in results if r["status"] == "skip"]
+    (failed,) = [r for r in results if r["status"] == "fail"]
+    assert skipped and all("expected" not in r and r["message"] for r in skipped)
+    assert failed["id"] == FIRE and failed["expected"]["output"]["move"] == "fire"
