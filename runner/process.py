@@ -83,6 +83,27 @@ class _LineSplitter:
         return left
 
 
+PIPE_BYTES = 1024 * 1024  # asked for both pipes of the protocol (Linux; 64 KiB by default)
+
+
+def _widen(*pipes: int) -> None:
+    """Ask Linux for PIPE_BYTES in each pipe. A 64 KiB pipe holds about 60 answers of
+    casino.mines: the adapter then blocks on a full stdout and the runner on a full stdin
+    every few dozen lines, and both pay the wake-ups (docs/benchmarks.md has the figures).
+    Elsewhere, or past the system's limit (/proc/sys/fs/pipe-max-size), the pipes stay as
+    they are."""
+    try:
+        import fcntl  # here: POSIX only
+    except ImportError:
+        return
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if setting is None:
+        return
+    for pipe in pipes:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe, setting, PIPE_BYTES)
+
+
 class AdapterProcess:
     def __init__(self, command: Sequence[str], *, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.command = list(command)
@@ -114,6 +135,7 @@ class AdapterProcess:
             self._splitters[stream.fileno()] = _LineSplitter(name, max_line)
             self._selector.register(stream.fileno(), selectors.EVENT_READ)
         os.set_blocking(self._stdin, False)
+        _widen(self._stdin, self._process.stdout.fileno())
         self.stdout_open = True
         self.stderr_open = True
         self.closed = False

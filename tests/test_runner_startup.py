@@ -432,3 +432,25 @@ def test_the_installed_suite_digest_is_the_same_from_the_cache(tmp_path: Path) -
         suites.append(json.loads(report.read_text("utf-8"))["attestation"]["suite"])
     assert suites[0] == suites[1]
     assert (suites[0]["digest"], suites[0]["vectors"]) == (vectors_digest(every), len(every))
+
+
+def test_the_adapters_pipes_are_widened_where_linux_allows() -> None:
+    """1 MiB stdin and stdout pipes (a 64 KiB one blocks a Mines adapter every ~60 answers);
+    where the system's limit is lower, the adapter still starts, with the pipes it had."""
+    fcntl = pytest.importorskip("fcntl")
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        pytest.skip("no F_GETPIPE_SZ: pipe sizes are fixed here")
+    from fairvec.runner.process import PIPE_BYTES, AdapterProcess
+
+    limit = int(Path("/proc/sys/fs/pipe-max-size").read_text(encoding="ascii"))
+    adapter = AdapterProcess([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    try:
+        stdin = adapter._stdin
+        stdout = adapter._process.stdout
+        assert stdin is not None and stdout is not None
+        sizes = {fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) for fd in (stdin, stdout.fileno())}
+        assert sizes == ({PIPE_BYTES} if limit >= PIPE_BYTES else sizes)
+        assert min(sizes) >= 65536
+    finally:
+        adapter._process.kill()
+        adapter._process.wait()
