@@ -31,14 +31,22 @@ except ImportError:  # pragma: no cover - the pure-Python path is tested by FAIR
 if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
     _orjson_loads = _orjson_sorted = _orjson_dumps = None
 # 19 digits in a row may be an integer beyond 64 bits (orjson would make it a float).
-# Found by mapping every digit to "0" and everything else to " " (C speed, several times
-# faster than a regular expression over digit-heavy text such as hex seeds).
-_DIGITS_ONLY = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
-_NINETEEN_DIGITS = b"0" * 19
+# Found by mapping every digit to "0", "." to itself and everything else to " " (C speed,
+# several times faster than a regular expression over digit-heavy text such as hex seeds).
+# A run after a "." is a fraction, a float to both parsers: it is not counted, as doubles
+# below 0.01 have one (0.0014491399184793983), in 8 of 100 casino.mines answers.
+_DIGITS_ONLY = bytes(
+    48 if 48 <= byte <= 57 else byte if byte == 46 else 32 for byte in range(256)
+)
+_NINETEEN_DIGITS = b" " + b"0" * 19
 
 
 def _long_digits(text: bytes) -> bool:
-    return _NINETEEN_DIGITS in text.translate(_DIGITS_ONLY)
+    """Whether ``text`` holds a run of 19 or more digits not right after a "."."""
+    starts = text[:19]  # a run at the very start has nothing before it to map to " "
+    return (len(starts) == 19 and starts.isdigit()) or _NINETEEN_DIGITS in text.translate(
+        _DIGITS_ONLY
+    )
 
 
 # Deeper than any real vector, spec or adapter message (they nest under ten levels), and far

@@ -262,3 +262,29 @@ def _shown(results: list[Result]) -> list[tuple[str, str, str, Any]]:
 def test_an_error_expected_is_never_passed_by_an_output_in_a_batch() -> None:
     work = Work({"id": "e", "variant": None, "input": {}, "expected": {"error": "bad"}}, "x", {})
     assert judge_outputs([work], [None]) is None
+
+
+LONG_NUMBERS = [
+    b'{"x":[0.0014491399184793983,0.32400917550783837]}',  # long fractions: plain floats
+    b'{"x":18446744073709551615}',  # 2^64 - 1, the largest orjson reads as an integer
+    b'{"x":18446744073709551616}',  # 2^64: orjson cannot; json reads the integer
+    b'{"x":-1000000000000000000000000000000}',
+    b"100000000000000000000",  # a bare integer at the start of the text
+    b'{"x":1e1000000000000000000}',  # a long exponent (json: inf)
+    b'{"x":12345678901234567890.5}',  # a long integral part, then a fraction
+    b'{"x":"0.1234567890123456789012"}',  # digits in a string
+]
+
+
+@pytest.mark.parametrize("line", LONG_NUMBERS)
+def test_long_digit_runs_parse_as_json_reads_them(line: bytes) -> None:
+    """The long-integer guard: whatever orjson is let parse, it parses as json does,
+    types included; a run of digits after a "." (a fraction) does not send a batch of
+    answers the slow way."""
+    from fairvec.jsonio import fast_loads, fast_loads_each
+
+    expected = json.loads(line)
+    for parsed in (fast_loads(line), *(fast_loads_each([line, b"{}"]) or [expected])[:1]):
+        assert repr(parsed) == repr(expected)
+    if line.startswith(b'{"x":[0.00'):
+        assert fast_loads_each([line, b"{}"]) is not None  # orjson took the batch
