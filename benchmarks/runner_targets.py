@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import os
 import statistics
@@ -57,6 +58,15 @@ open(sys.argv[1], "w").write(repr(time.time()))
 
 def median(repeats: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(repeats))
+
+
+def calibration() -> float:
+    """Seconds for a fixed piece of pure-Python work (hashing and formatting, as the runner
+    does): how fast this machine is right now, so runs on different days compare."""
+    started = time.perf_counter()
+    for number in range(300_000):
+        hashlib.sha256(b"fairvec:%d" % number).digest()
+    return time.perf_counter() - started
 
 
 def report_first_request(folder: Path, repeats: int) -> None:
@@ -129,6 +139,7 @@ def main() -> None:
     )
     arguments = parser.parse_args()
     print(f"load average before {load_average()}, cpus {os.cpu_count()}")
+    print(f"calibration (300,000 SHA-256 of short texts in Python): {calibration():.3f} s")
     if arguments.only == "first-request":
         with tempfile.TemporaryDirectory() as name:
             report_first_request(Path(name), arguments.repeats)
