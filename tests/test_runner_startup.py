@@ -435,22 +435,23 @@ def test_the_installed_suite_digest_is_the_same_from_the_cache(tmp_path: Path) -
 
 
 def test_the_adapters_pipes_are_widened_where_linux_allows() -> None:
-    """1 MiB stdin and stdout pipes (a 64 KiB one blocks a Mines adapter every ~60 answers);
-    where the system's limit is lower, the adapter still starts, with the pipes it had."""
+    """1 MiB stdin and stdout pipes (a 64 KiB one blocks a Mines adapter every ~60 answers),
+    wherever Linux allows them."""
     fcntl = pytest.importorskip("fcntl")
     if not hasattr(fcntl, "F_GETPIPE_SZ"):
         pytest.skip("no F_GETPIPE_SZ: pipe sizes are fixed here")
     from fairvec.runner.process import PIPE_BYTES, AdapterProcess
 
     limit = int(Path("/proc/sys/fs/pipe-max-size").read_text(encoding="ascii"))
+    if limit < PIPE_BYTES and os.geteuid() != 0:  # root may pass the limit; others may not
+        pytest.skip(f"pipe-max-size is {limit}: Linux allows no {PIPE_BYTES}-byte pipe here")
     adapter = AdapterProcess([sys.executable, "-c", "import sys; sys.stdin.read()"])
     try:
         stdin = adapter._stdin
         stdout = adapter._process.stdout
         assert stdin is not None and stdout is not None
         sizes = {fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) for fd in (stdin, stdout.fileno())}
-        assert sizes == ({PIPE_BYTES} if limit >= PIPE_BYTES else sizes)
-        assert min(sizes) >= 65536
+        assert sizes == {PIPE_BYTES}
     finally:
         adapter._process.kill()
         adapter._process.wait()
