@@ -150,6 +150,10 @@ def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def _run_generate(arguments: argparse.Namespace) -> int:
+    from fairvec.extras import require_for_algorithms
+
+    # before a minute's work, not after it: every selected algorithm's extras are present
+    require_for_algorithms(arguments.algorithm or ["*"], "fairvec generate")
     from fairvec.generate import generate  # the reference is imported only for this command
 
     root: Path = arguments.root.resolve()

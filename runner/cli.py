@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
+from fairvec.regular_files import check_not_special, write_all_or_none
 from fairvec.runner import accumulate as accumulated
+from fairvec.runner.known_failures import apply_known_failures, read_known_failures
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
     AdapterProcess,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:  # the reports are imported once the run is over: not on the w
 EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
 GLOB_CHARACTERS = set("*?[")
 MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
+SHOWN_UNKNOWN = 10  # unknown algorithm ids of a hello named one by one, with a hint
 MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
 # Requests in flight: enough that the runner reads and judges answers in batches, not a
 # few at a time (docs/benchmarks.md: 32 left the Node port waiting on the runner).
@@ -247,8 +250,16 @@ def run_command(arguments: argparse.Namespace) -> int:
 
 def _run(arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None) -> int:
     become_subreaper()  # so a descendant that escapes the adapter's group is still ours
+    # SIGTERM and SIGHUP stop the run as Ctrl-C does, up to the last report written.
+    with _signals_stop_the_run():
+        return _run_and_report(arguments, command, release)
+
+
+def _run_and_report(
+    arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None
+) -> int:
     # The adapter starts first, and gets ready on another core while the vectors load.
-    with _signals_stop_the_run(), _spawned_early(command, arguments) as early:
+    with _spawned_early(command, arguments) as early:
         selection = _select(arguments, none_ok=True, freeze=True)
         chosen = accumulated.select_for_run(arguments, selection.files)
         if not selection.works and not chosen:
@@ -391,31 +402,43 @@ def _report_status(session: AnySession, results: list[Result], status: int) -> i
 
 
 def _write_reports(arguments: argparse.Namespace, info: RunInfo, results: list[Result]) -> None:
-    from fairvec.runner.report import write_human, write_json, write_junit
+    """The terminal report, then every report file asked for, all or none (a signal while
+    they are written waits for the last one). ``--json -`` sends the JSON report to
+    standard output, and the terminal report to standard error."""
+    from fairvec.runner.report import render_json, render_junit, write_human
 
-    sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    write_human(sys.stdout, info, results, arguments.max_details)
-    for option, path, writer in (
-        ("--json", arguments.json, write_json),
-        ("--junit", arguments.junit, write_junit),
-    ):
-        if path is None:
-            continue
-        try:
-            writer(path, info, results)
-        except OSError as error:
-            raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+    to_stdout = _is_stdout(arguments.json)
+    terminal = sys.stderr if to_stdout else sys.stdout
+    terminal.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    write_human(terminal, info, results, arguments.max_details)
+    files = []
+    if arguments.json is not None and not to_stdout:
+        files.append((arguments.json, render_json(info, results), "--json"))
+    if arguments.junit is not None:
+        files.append((arguments.junit, render_junit(info, results), "--junit"))
+    write_all_or_none(files)
+    if to_stdout:
+        sys.stdout.write(render_json(info, results))
+        sys.stdout.flush()
+
+
+def _is_stdout(path: Path | None) -> bool:
+    return path is not None and str(path) == "-"
 
 
 def check_report_paths(*paths: Path | None) -> None:
-    """Before the run, not after it: a report that cannot be written wastes the run."""
+    """Before the run, not after it: a report that cannot be written wastes the run, and a
+    path that names a device or a FIFO must never be replaced by a file."""
     given = [(option, path) for option, path in zip(("--json", "--junit"), paths, strict=True)]
-    chosen = [(option, path) for option, path in given if path is not None]
+    if _is_stdout(given[1][1]):
+        raise FairvecError("--junit -: only the JSON report can go to standard output")
+    chosen = [(option, path) for option, path in given if path is not None and not _is_stdout(path)]
     if len(chosen) == 2 and chosen[0][1].resolve() == chosen[1][1].resolve():
         raise FairvecError(f"--json and --junit are both {chosen[0][1]}: give two files")
     for option, path in chosen:
         if path.is_dir():
             raise FairvecError(f"{option} {path}: is a folder; give a file name in it")
+        check_not_special(path, option)
         folder = path.absolute().parent
         while not folder.exists():
             folder = folder.parent
@@ -551,10 +574,16 @@ def hello_warnings(
     warnings = []
     if not named & suite:
         warnings.append("the hello names no algorithm the suite has: every vector is skipped")
-    for algorithm in sorted(named - suite):
+    unknown = sorted(named - suite)
+    for algorithm in unknown[:SHOWN_UNKNOWN]:
         close = difflib.get_close_matches(algorithm, sorted(suite), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         warnings.append(f"the hello names {algorithm!r}, which the suite does not have{hint}")
+    if len(unknown) > SHOWN_UNKNOWN:  # each hint costs a fuzzy match against the suite
+        warnings.append(
+            f"the hello names {len(unknown) - SHOWN_UNKNOWN:,} more algorithms the suite "
+            "does not have"
+        )
     for algorithm in sorted(named & set(variants)):
         listed, known = hello.algorithms[algorithm], variants[algorithm]
         for variant in listed:
@@ -597,44 +626,6 @@ def _keyword(vector_id: str, pattern: str) -> bool:
     if GLOB_CHARACTERS & set(pattern):
         return fnmatch.fnmatchcase(vector_id, pattern)
     return pattern in vector_id
-
-
-def read_known_failures(path: Path) -> list[KnownFailure]:
-    """Entries ``ID-or-GLOB  # reason``, one a line; a line that is only a comment or
-    blank is skipped."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise FairvecError(f"--known-failures {path}: cannot read it ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise FairvecError(f"--known-failures {path}: not UTF-8 text") from None
-    entries = []
-    for number, line in enumerate(lines, 1):
-        entry, _, reason = line.partition("#")
-        entry = entry.strip()
-        if not entry:
-            continue
-        if len(entry.split()) > 1:
-            raise FairvecError(
-                f"--known-failures {path}:{number}: {entry!r} is more than one id; write one "
-                "id or glob a line, then '# reason'"
-            )
-        entries.append(KnownFailure(entry, reason.strip(), number))
-    return entries
-
-
-def apply_known_failures(results: list[Result], known: list[KnownFailure]) -> None:
-    """Each matched vector is judged on its own (docs/adapter-protocol.md, Known failures):
-    a glob is shorthand for the ids it matches, so a passing one is an unexpected pass."""
-    for result in results:
-        entry = next((k for k in known if fnmatch.fnmatchcase(result.id, k.entry)), None)
-        if entry is None:
-            continue
-        result.known = entry
-        if result.status in ("fail", "error"):
-            result.known_failure = True
-        elif result.status == "pass":
-            result.unexpected_pass = True
 
 
 # -- a verified release, and the coverage attestation ---------------------------------------

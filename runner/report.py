@@ -8,6 +8,7 @@ colour codes included) removed or escaped, so no adapter can break a report.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -340,12 +341,35 @@ def _result_entry(result: Result) -> dict[str, Any]:
 
 
 def write_json(path: Path, info: RunInfo, results: list[Result]) -> None:
+    write_atomically(path, render_json(info, results))
+
+
+def render_json(info: RunInfo, results: list[Result]) -> str:
+    """The JSON report's text: strict JSON (RFC 8259), which jq, JSON.parse and every CI
+    tool read. A number JSON cannot hold (NaN, an infinity) never reaches a report as a
+    bare NaN or Infinity: the runner refuses such an answer as not JSON, and anything that
+    still holds one is written as a string saying what it was."""
     report = json_report(info, results)
-    text = json.dumps(report, indent=1, ensure_ascii=False)
+    try:
+        text = json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a non-finite float somewhere: said in words, not as bare NaN
+        report = _finite(report)
+        text = json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False)
     if _UNPRINTABLE.search(text) and not _utf8_encodable(text):
         # a lone surrogate (from a vector or an adapter) has no UTF-8 form: escape all
-        text = json.dumps(report, indent=1, ensure_ascii=True)
-    write_atomically(path, text + "\n")
+        text = json.dumps(report, indent=1, ensure_ascii=True, allow_nan=False)
+    return text + "\n"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by a string naming it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} (not a JSON number)"
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _utf8_encodable(text: str) -> bool:
@@ -360,6 +384,10 @@ def _utf8_encodable(text: str) -> bool:
 
 
 def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
+    write_atomically(path, render_junit(info, results))
+
+
+def render_junit(info: RunInfo, results: list[Result]) -> str:
     """One <testsuite> per algorithm, one <testcase> per vector, valid under both the
     Jenkins (xunit junit-10.xsd) and the Ant (windyroad JUnit.xsd) schemas. JUnit has no
     'expected failure', so a known failure is reported as skipped, with the reason; a
@@ -395,7 +423,7 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
         ET.SubElement(suite, "system-out")
         ET.SubElement(suite, "system-err")
     ET.indent(root)
-    write_atomically(path, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
 def _junit_properties(

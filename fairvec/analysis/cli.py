@@ -15,7 +15,9 @@ from pathlib import Path
 
 from fairvec.analysis import ALGORITHMS
 from fairvec.errors import FairvecError
+from fairvec.extras import require
 from fairvec.jsonio import write_atomically
+from fairvec.regular_files import SMALL_FILE_LIMIT, check_not_special, read_regular
 
 EXIT_OK, EXIT_FAILED = 0, 1
 CLAIMS_PAGE = Path("docs/claims.md")
@@ -108,23 +110,22 @@ def run_claims(arguments: argparse.Namespace) -> int:
     refuse_others(arguments, {"write", "check"})
     if (arguments.write is None) == (arguments.check is None):
         raise FairvecError("analyze claims: give exactly one of --write [FILE] or --check [FILE]")
+    require("analysis", "numpy", "analyze claims (the video poker rows)")
+    if arguments.write is not None:
+        check_not_special(arguments.write, "analyze claims --write")
     from fairvec.analysis.claims import render
 
-    try:
-        text = render()
-    except ImportError as error:  # the video poker rows need NumPy
-        raise FairvecError(f"analyze claims needs the optional extra: pip install "
-                           f"'fairvec[analysis]' ({error})") from None
+    text = render()
     if arguments.write is not None:
         write_atomically(arguments.write, text)
         print(f"wrote {arguments.write}")
         return EXIT_OK
     path: Path = arguments.check
-    try:
-        committed = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read the claims page: {error.strerror}; "
-                           "run `fairvec analyze claims --write` to create it") from None
+    if not path.exists():
+        raise FairvecError(f"{path}: no claims page there; "
+                           "run `fairvec analyze claims --write` to create it")
+    committed = read_regular(path, "the claims page", SMALL_FILE_LIMIT).decode(
+        "utf-8", "replace")  # any bad byte makes it stale, which says what to do
     if committed != text:
         print(f"{path} is stale: run `fairvec analyze claims --write {path}` and commit it")
         return EXIT_FAILED
@@ -137,17 +138,21 @@ def run_videopoker(arguments: argparse.Namespace) -> int:
     if not arguments.pay_table:
         raise FairvecError("analyze videopoker: give --pay-table NAME (jacks-or-better, "
                            "tens-or-better, bonus-poker) or a custom table")
-    try:
-        from fairvec.analysis import videopoker
-    except ImportError as error:
-        raise FairvecError(f"analyze videopoker needs the optional extra: pip install "
-                           f"'fairvec[analysis]' ({error})") from None
+    require("analysis", "numpy", "analyze videopoker")
+    from fairvec.analysis import videopoker
+
     try:
         table = videopoker.parse_pay_table(arguments.pay_table)
     except ValueError as error:  # the user's table, not a bug: say what is wrong with it
         raise FairvecError(f"analyze videopoker --pay-table: {error}") from None
     print(videopoker.render_table(videopoker.analyze(table)), end="")
     return EXIT_OK
+
+
+def check_plot_path(path: Path) -> None:
+    if path.suffix.lower() != ".png":
+        raise FairvecError(f"--plot {path}: the plot is a PNG file; name it FILE.png")
+    check_not_special(path, "--plot")
 
 
 def run_distribution(arguments: argparse.Namespace) -> int:
@@ -160,6 +165,9 @@ def run_distribution(arguments: argparse.Namespace) -> int:
                            f"videopoker or one of {', '.join(ANALYSES)}")
     allowed = DISTRIBUTION_OPTIONS.get(arguments.target, set())
     refuse_others(arguments, allowed | {"plot", "all"})
+    if arguments.plot is not None:  # checked before the analysis, which may take a while
+        check_plot_path(arguments.plot)
+        require("analysis", "matplotlib", "analyze --plot")
     chosen = {name: getattr(arguments, name) for name in allowed if getattr(arguments, name)}
     if "cuts" in chosen:
         chosen["cuts"] = tuple(chosen["cuts"])

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from fairvec.errors import FairvecError
+from fairvec.extras import missing_for, require_for_algorithms
 from fairvec.fuzz.cli import MAX_DETAILS
 from fairvec.fuzz.engine import Fuzzer, Outcome
 from fairvec.fuzz.plan import AlgorithmPlan
@@ -27,6 +28,7 @@ from fairvec.fuzz.report import (
 )
 from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
+from fairvec.regular_files import check_not_special
 from fairvec.runner.cli import adapter_command
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
@@ -38,7 +40,7 @@ EXIT_OK, EXIT_MISMATCH, EXIT_INFRASTRUCTURE = 0, 1, 2
 def fuzz_command(arguments: argparse.Namespace) -> int:
     command = adapter_command(arguments)
     space = load_space(arguments.space)
-    specs = _selected_specs(arguments.algorithm, space)
+    specs = _with_their_extras(_selected_specs(arguments.algorithm, space), arguments.algorithm)
     seed = str(arguments.seed if arguments.seed is not None else secrets.randbelow(2**32))
     if arguments.cases:
         _check_writable(arguments.cases)
@@ -104,6 +106,24 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
     return shlex.join(words)
 
 
+def _with_their_extras(specs: list[Spec], globs: list[str]) -> list[Spec]:
+    """The specs whose reference can run here. Named with --algorithm, an algorithm whose
+    extra is missing is refused before any work; picked by default, it is left out with a
+    note (as `fairvec run` skips its vectors), so the rest is still fuzzed."""
+    if globs:
+        require_for_algorithms([spec.id for spec in specs], "fairvec fuzz")
+        return specs
+    kept = []
+    for spec in specs:
+        extra = missing_for(spec.id)
+        if extra is None:
+            kept.append(spec)
+        else:
+            print(f"fairvec fuzz: {spec.id} left out: its reference needs the '{extra}' extra "
+                  f"(pip install 'fairvec[{extra}]')", file=sys.stderr)
+    return kept
+
+
 def _spec_root() -> Path:
     return Path(str(resources.files("fairvec").joinpath("spec")))
 
@@ -154,5 +174,6 @@ def _plans(specs: list[Spec], space: Space, session: Session) -> list[AlgorithmP
 def _check_writable(path: Path) -> None:
     if path.is_dir():
         raise FairvecError(f"--cases {path}: is a folder; give a file name")
+    check_not_special(path, "--cases")  # a device or FIFO would be replaced by the file
     if not path.parent.is_dir():
         raise FairvecError(f"--cases {path}: the folder {path.parent} does not exist")

@@ -1,0 +1,180 @@
+"""Reading a file a user names, safely: only a regular file, and only up to a bound.
+
+A path can name something that is not a file at all: a FIFO (reading it waits forever
+for a writer), a device (``/dev/zero`` never ends, ``/dev/full`` must never be replaced),
+or a 3 GB sparse file that costs nothing on disk and gigabytes in memory. Every file
+fairvec reads on a user's word goes through ``read_regular``, which opens without
+blocking, looks at what was opened (not at the name: a symbolic link is followed to
+what it points at, and that is what is judged), and refuses anything but a regular file
+of at most ``limit`` bytes, in one line naming the file. The bounds per kind of file
+are below, and stated in docs/vector-format.md ("Limits").
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+from fairvec.errors import FairvecError
+
+MiB = 1024 * 1024
+# The largest committed vector file is 1.3 MB, and the largest accumulated one far less:
+# 64 MiB leaves fifty times the room, yet refuses a sparse or runaway file before it is read.
+VECTOR_FILE_LIMIT = 64 * MiB
+SPEC_FILE_LIMIT = 4 * MiB  # the largest spec is 33 KB
+KNOWN_FAILURES_LIMIT = 8 * MiB  # about 100,000 ids with their reasons
+RELEASE_ARCHIVE_LIMIT = 256 * MiB  # the whole suite packs to about 3 MB
+SMALL_FILE_LIMIT = 1 * MiB  # keys, signatures, manifests, schemas
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: Path, what: str, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes, or a one-line
+    FairvecError naming the file, what it is and the fix. ``what`` names the kind of file
+    (``"a vector file"``); OSError never escapes."""
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
+    try:
+        mode_and_size = os.fstat(handle)
+        if not stat.S_ISREG(mode_and_size.st_mode):
+            raise FairvecError(
+                f"{path}: {what} must be a regular file, and this is "
+                f"{kind_of(mode_and_size.st_mode)}; give the path of a file"
+            )
+        _check_size(path, what, mode_and_size.st_size, limit)
+        data = _read_at_most(handle, limit + 1)
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
+    finally:
+        os.close(handle)
+    _check_size(path, what, len(data), limit)  # it may have grown since fstat
+    return data
+
+
+def _check_size(path: Path, what: str, size: int, limit: int) -> None:
+    if size > limit:
+        raise FairvecError(
+            f"{path}: {what} is {size:,} bytes, more than the {limit:,} fairvec reads; "
+            "check it is the file you meant"
+        )
+
+
+def _read_at_most(handle: int, count: int) -> bytes:
+    os.set_blocking(handle, True)  # a regular file: reads never wait for a writer
+    chunks: list[bytes] = []
+    left = count
+    while left > 0:
+        chunk = os.read(handle, min(left, 8 * MiB))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def check_not_special(path: Path, option: str) -> None:
+    """For a file fairvec will write (a report): refuse, before anything runs, a path that
+    exists and is not a regular file. Writing goes to a temporary file renamed over the
+    path, which would replace a device or a FIFO for the whole machine (as root, /dev/full)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise FairvecError(f"{option} {path}: cannot look at it ({error.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise FairvecError(
+            f"{option} {path}: is {kind_of(mode)}, not a regular file; fairvec writes a report "
+            "only to a new or a regular file"
+        )
+
+
+def write_all_or_none(files: list[tuple[Path, str, str]]) -> None:
+    """Write each ``(path, text, option)``: every text to a temporary file beside its path,
+    then all renamed into place, so a reader sees every report or none, never half of one
+    or a JSON report without its JUnit twin. SIGINT, SIGTERM and SIGHUP arriving meanwhile
+    wait until the last rename (about a tenth of a second for a 5 MB report) and then take
+    effect; whatever happens, no temporary file is left behind."""
+    temporaries: list[str] = []
+    with _signals_deferred():
+        try:
+            for path, text, option in files:
+                check_not_special(path, option)  # again: the run may have taken minutes
+                temporaries.append(_temporary_with(path, text, option))
+            for (path, _text, option), temporary in zip(files, temporaries, strict=True):
+                try:
+                    os.replace(temporary, path)
+                except OSError as error:
+                    raise FairvecError(
+                        f"{option} {path}: cannot write it ({error.strerror})"
+                    ) from None
+        finally:
+            for temporary in temporaries:
+                Path(temporary).unlink(missing_ok=True)
+
+
+def _temporary_with(path: Path, text: str, option: str) -> str:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp makes 0600; a report is for the CI to read
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+    return temporary
+
+
+_DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Signals that would stop fairvec are noted, not acted on, until the block ends; then
+    the first one is delivered again to the handler it had. Python runs signal handlers in
+    the main thread only, so this holds whichever thread the signal was sent to."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    caught: list[int] = []
+    previous = {number: signal.signal(number, _noting(caught)) for number in _DEFERRED}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
+def _noting(caught: list[int]) -> Callable[[int, FrameType | None], None]:
+    def note(number: int, _frame: FrameType | None) -> None:
+        caught.append(number)
+
+    return note

@@ -1,0 +1,387 @@
+"""Issue 16, the command line's part: report paths that name a device or a FIFO, reports
+written all or none, strict JSON reports, known-failures files from any editor and of
+any size, hellos naming too much, and every optional extra checked before any work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+from support import FIRE, THREE, check_reports, fairvec
+
+from fairvec.errors import FairvecError
+from fairvec.extras import ALGORITHMS_NEEDING
+from fairvec.regular_files import read_regular, write_all_or_none
+from fairvec.runner.known_failures import (
+    MAX_LEADING_WILDCARDS,
+    apply_known_failures,
+    read_known_failures,
+)
+from fairvec.runner.report import Coverage, RunInfo, SuiteSource, render_json
+from fairvec.runner.results import Result
+
+PYTHON = ["--bundled", "python"]
+
+
+def _one_line_error(done: Any, *parts: str) -> None:
+    assert done.status == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    for part in parts:
+        assert part in done.stderr, done.stderr
+
+
+# -- 1. report paths that are not files -----------------------------------------------------
+
+
+def test_a_report_path_linked_to_a_device_is_refused_and_left_alone(tmp_path: Path) -> None:
+    # A link to /dev/null stands for /dev/full: a device the report must never replace (the
+    # link, not the device, is what a rename would replace, so the test harms nothing).
+    device = tmp_path / "device.json"
+    device.symlink_to(os.devnull)
+    done = fairvec("run", *THREE, *PYTHON, "--json", device)
+    _one_line_error(done, f"--json {device}", "character device", "regular file")
+    assert device.is_symlink() and os.readlink(device) == os.devnull
+
+
+def test_a_report_path_that_is_a_fifo_is_refused_before_the_run(tmp_path: Path) -> None:
+    fifo = tmp_path / "junit.xml"
+    os.mkfifo(fifo)
+    done = fairvec("run", *THREE, *PYTHON, "--junit", fifo)
+    _one_line_error(done, f"--junit {fifo}", "FIFO")
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert "passed" not in done.stdout  # refused before the run, not after it
+
+
+def test_json_dash_writes_the_report_to_stdout_and_the_summary_to_stderr() -> None:
+    done = fairvec("run", *THREE, *PYTHON, "--tier", "none", "--json", "-")
+    assert done.status == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"]["pass"] == 3
+    assert "3 passed" in done.stderr
+    refused = fairvec("run", *THREE, *PYTHON, "--junit", "-")
+    _one_line_error(refused, "--junit -", "only the JSON report")
+
+
+@pytest.mark.parametrize("command", ["html", "cases"])
+def test_other_written_files_refuse_a_fifo(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "out"
+    os.mkfifo(fifo)
+    if command == "html":
+        report = tmp_path / "r.json"
+        made = fairvec("run", *THREE, *PYTHON, "--tier", "none", "--json", report)
+        assert made.status == 0, made.stderr
+        done = fairvec("report", "--html", fifo, report, timeout=60)
+    else:
+        done = fairvec("fuzz", "--algorithm", "battle.move", "--count", "1", "--cases", fifo,
+                       *PYTHON, timeout=60)  # fmt: skip
+    _one_line_error(done, str(fifo), "FIFO")
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+# -- 4. all reports or none -----------------------------------------------------------------
+
+
+@pytest.fixture
+def sigterm_raises() -> Iterator[None]:
+    class Stopped(BaseException):
+        pass
+
+    def stop(_number: int, _frame: FrameType | None) -> None:
+        raise Stopped
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_signal_while_reports_are_written_waits_for_the_last_one(
+    tmp_path: Path, sigterm_raises: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = tmp_path / "report.json", tmp_path / "junit.xml"
+    real_replace = os.replace
+    renamed: list[str] = []
+
+    def replace_then_signal(source: str, target: Path) -> None:
+        real_replace(source, target)
+        renamed.append(str(target))
+        if len(renamed) == 1:  # SIGTERM between the two renames
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(os, "replace", replace_then_signal)
+    with pytest.raises(BaseException) as stopped:
+        write_all_or_none([(first, "{}\n", "--json"), (second, "<x/>\n", "--junit")])
+    assert type(stopped.value).__name__ == "Stopped"  # delivered, once both were written
+    assert first.read_text() == "{}\n" and second.read_text() == "<x/>\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml", "report.json"]
+
+
+def test_a_report_that_cannot_be_written_leaves_none_written(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    first, second = tmp_path / "report.json", blocker / "junit.xml"
+    with pytest.raises(FairvecError, match="--junit"):
+        write_all_or_none([(first, "{}\n", "--json"), (second, "<x/>\n", "--junit")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["not-a-folder"]
+
+
+def test_sigterm_during_a_run_leaves_both_reports_or_neither(tmp_path: Path) -> None:
+    """End to end: a run stopped at any moment leaves no temporary file, and never a JSON
+    report without its JUnit twin."""
+    import subprocess
+    import time
+
+    from support import FAIRVEC
+
+    for delay in (0.3, 0.6, 0.9, 1.2):
+        folder = tmp_path / f"after-{delay}"
+        folder.mkdir()
+        command = [FAIRVEC, "run", *PYTHON, "--algorithm", "battle.*", "--tier", "none",
+                   "--json", str(folder / "r.json"), "--junit", str(folder / "r.xml")]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        names = sorted(p.name for p in folder.iterdir())
+        assert names in ([], ["r.json", "r.xml"]), (delay, names)
+        if names:
+            check_reports(folder / "r.json", folder / "r.xml")
+
+
+# -- 2. strict JSON -------------------------------------------------------------------------
+
+
+def _info() -> RunInfo:
+    suite = SuiteSource("0.0.0", "sha256:" + "0" * 64, 1, "folder", "/nowhere")
+    coverage = Coverage(suite=suite, declared={}, algorithms=["battle.move"], selection={})
+    return RunInfo("0.0.0", "sha256:" + "0" * 64, "a", "1", ["a"], "2026-01-01T00:00:00+00:00",
+                   float("inf"), 0, coverage)  # fmt: skip
+
+
+def test_a_json_report_is_strict_json_whatever_it_holds() -> None:
+    vector = {"id": "battle.move/x", "variant": None, "input": {}, "expected": {"a": 1}}
+    result = Result(vector, "battle.move", "fail", "wrong", got={"a": float("nan")})
+    text = render_json(_info(), [result])
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"bare {constant} in the report")
+
+    report = json.loads(text, parse_constant=refuse)
+    assert report["duration_seconds"] == "inf (not a JSON number)"
+
+
+# -- 3 and 5. known-failures files ----------------------------------------------------------
+
+
+def _results(count: int) -> list[Result]:
+    return [
+        Result({"id": f"casino.mines/case-{n}"}, "casino.mines", "fail") for n in range(count)
+    ]
+
+
+def test_a_known_failures_file_with_a_bom_and_crlf_lines_matches(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_bytes(b"\xef\xbb\xbfcasino.mines/case-1  # Notepad\r\ncasino.mines/case-2\r\n")
+    results = _results(3)
+    apply_known_failures(results, read_known_failures(listed))
+    assert [result.known_failure for result in results] == [False, True, True]
+
+
+def test_a_bom_through_the_command_line(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_bytes(b"\xef\xbb\xbf" + FIRE.encode() + b"  # listed\r\n")
+    json_path = tmp_path / "report.json"
+    done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, "--json", json_path)
+    assert done.status == 1, done.stderr  # fire passes, so its listing is an unexpected pass
+    report = done.report(json_path)
+    [fire] = [r for r in report["results"] if r["id"] == FIRE]
+    assert fire["unexpected_pass"] is True
+
+
+def test_an_invisible_character_in_an_entry_is_refused(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("casino.mines/case-1\n\u200bcasino.mines/case-2\n", encoding="utf-8")
+    with pytest.raises(FairvecError, match=r"known.txt:2: .*invisible or control"):
+        read_known_failures(listed)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+def test_a_known_failures_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> None:
+    listed = tmp_path / "known.txt"
+    if kind == "fifo":
+        os.mkfifo(listed)
+    elif kind == "device":
+        listed.symlink_to("/dev/zero")
+    else:
+        with listed.open("wb") as stream:  # one 20 MB line, sparse
+            stream.truncate(20 * 1024 * 1024)
+    done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, timeout=60)
+    _one_line_error(done, f"--known-failures {listed}")
+
+
+def test_the_first_entry_in_file_order_lists_a_vector(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text(
+        "casino.mines/case-1?  # glob of ten\ncasino.*  # all\ncasino.mines/case-1  # id\n"
+        "*-2  # leading\n",
+        encoding="utf-8",
+    )
+    results = _results(20)
+    apply_known_failures(results, read_known_failures(listed))
+    reasons = [result.known.reason if result.known else None for result in results]
+    assert reasons[1] == "all" and reasons[2] == "all" and reasons[12] == "glob of ten"
+
+
+def test_200000_globs_match_without_multiplying_by_the_suite(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    lines = [f"casino.mines/case-{n}?*  # r" for n in range(200_000)]
+    listed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    results = _results(20_000)
+    apply_known_failures(results, read_known_failures(listed))
+    # case-1x.. matches case-1?* (line 2); case-0 .. case-9 have no second character
+    assert sum(result.known_failure for result in results) == 20_000 - 10
+    assert results[10].known is not None and results[10].known.line == 2
+
+
+def test_too_many_leading_wildcards_are_refused(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("".join(f"*x{n}\n" for n in range(MAX_LEADING_WILDCARDS + 1)))
+    with pytest.raises(FairvecError, match="begin with a wildcard"):
+        read_known_failures(listed)
+
+
+# -- 3. a hello naming 100,000 algorithms ---------------------------------------------------
+
+
+def test_a_hello_naming_100000_algorithms_runs_in_seconds(tmp_path: Path) -> None:
+    adapter = tmp_path / "adapter.py"
+    adapter.write_text(
+        "import json, sys\n"
+        "names = {f'made.up{n}': [] for n in range(100_000)}\n"
+        "names['battle.move'] = []\n"
+        "print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'many', 'version': '1', "
+        "'algorithms': names}), flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    print(json.dumps({'id': json.loads(line)['id'], 'unsupported': True}), flush=True)\n"
+    )
+    json_path = tmp_path / "report.json"
+    done = fairvec("run", "--algorithm", "battle.move", "--tier", "none", "--json", json_path,
+                   "--", sys.executable, adapter, timeout=60)  # fmt: skip
+    assert done.status == 2, done.stderr  # every vector answered unsupported: none was run
+    warnings = done.report(json_path)["warnings"]
+    assert "the hello names 99,990 more algorithms the suite does not have" in warnings
+
+
+# -- 4. extras checked before any work ------------------------------------------------------
+
+
+@pytest.fixture
+def hidden(tmp_path: Path) -> Iterator[Any]:
+    """Run fairvec with some modules made unimportable, as if their extra were missing."""
+    import subprocess
+
+    from support import FAIRVEC
+
+    def run(modules: list[str], *arguments: str | Path) -> subprocess.CompletedProcess[str]:
+        for module in modules:
+            package = tmp_path / "hidden" / module
+            package.mkdir(parents=True, exist_ok=True)
+            (package / "__init__.py").write_text(f"raise ImportError('{module} is hidden')\n")
+        environment = {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
+        return subprocess.run([FAIRVEC, *map(str, arguments)], capture_output=True, text=True,
+                              env=environment, timeout=120, cwd=tmp_path)  # fmt: skip
+
+    yield run
+
+
+def test_generate_without_numpy_is_refused_before_any_work(hidden: Any, tmp_path: Path) -> None:
+    from support import REPO
+
+    done = hidden(["numpy"], "generate", "--check", "--root", REPO)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "pip install 'fairvec[analysis]'" in done.stderr
+    assert done.stdout == ""  # nothing generated first
+    other = hidden(["numpy"], "generate", "--check", "--root", REPO, "--algorithm", "nardy.cuts")
+    assert other.returncode == 0, other.stderr  # what needs no NumPy still works
+
+
+def test_analyze_plot_without_matplotlib_is_refused_first(hidden: Any, tmp_path: Path) -> None:
+    done = hidden(["matplotlib"], "analyze", "casino.dice", "--plot", tmp_path / "p.png")
+    assert done.returncode == 2 and "'fairvec[analysis]'" in done.stderr, done.stderr
+    assert done.stdout == ""  # the distribution was not computed and printed first
+
+
+@pytest.mark.parametrize(
+    "arguments", [["analyze", "claims", "--check"], ["analyze", "videopoker", "--pay-table",
+                                                      "jacks-or-better"]]
+)  # fmt: skip
+def test_analyze_without_numpy_names_the_extra(hidden: Any, arguments: list[str]) -> None:
+    done = hidden(["numpy"], *arguments)
+    assert done.returncode == 2 and "'fairvec[analysis]'" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_fuzz_without_numpy_leaves_out_or_refuses(hidden: Any) -> None:
+    named = hidden(["numpy"], "fuzz", "--algorithm", "videopoker.analysis", "--count", "1",
+                   "--bundled", "python")  # fmt: skip
+    assert named.returncode == 2 and "'fairvec[analysis]'" in named.stderr, named.stderr
+    assert "fairvec fuzz (videopoker.analysis)" in named.stderr
+
+
+def test_the_algorithms_needing_an_extra_are_listed(hidden: Any, tmp_path: Path) -> None:
+    """Every algorithm's reference run with NumPy hidden: the ones that fail to import are
+    exactly those extras.py lists, so the up-front check cannot miss one."""
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import json\n"
+        "from fairvec.reference._algorithm import compute\n"
+        "from fairvec.vectorfiles import default_vectors_root\n"
+        "needing = []\n"
+        "for path in sorted(default_vectors_root().glob('*/*.json')):\n"
+        "    data = json.loads(path.read_text())\n"
+        "    vector = next(v for v in data['vectors'] if 'expected' in v)\n"
+        "    try:\n"
+        "        compute(data['algorithm'], vector['input'], vector['variant'])\n"
+        "    except ImportError:\n"
+        "        needing.append(data['algorithm'])\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "print(json.dumps(needing))\n"
+    )
+    import subprocess
+
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
+    (tmp_path / "hidden" / "numpy").mkdir(parents=True)
+    (tmp_path / "hidden" / "numpy" / "__init__.py").write_text("raise ImportError('hidden')\n")
+    done = subprocess.run([sys.executable, "-P", str(script)], capture_output=True, text=True,
+                          env=environment, timeout=300, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == sorted(ALGORITHMS_NEEDING)
+
+
+# -- the bounded reader itself --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "sparse", "folder"])
+def test_read_regular_refuses_what_is_not_a_bounded_file(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "file"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "sparse":
+        with path.open("wb") as stream:
+            stream.truncate(3 * 1024**3)
+    else:
+        path.mkdir()
+    with pytest.raises(FairvecError, match=f"^{path}: a vector file "):
+        read_regular(path, "a vector file", 1024 * 1024)
