@@ -647,8 +647,10 @@ def verified_release(arguments: argparse.Namespace) -> Iterator[VerifiedSuite | 
             f"--suite {arguments.suite}: give --trusted-key KEY (an allowed_signers file, an "
             "OpenSSH or a minisign public key); a release is run only once verified"
         )
+    from fairvec.release.errors import require_release_extra
     from fairvec.release.verify import open_verified_suite
 
+    require_release_extra("fairvec run --suite")  # named as the user typed it
     with open_verified_suite(
         arguments.suite, arguments.trusted_key, arguments.min_version
     ) as release:

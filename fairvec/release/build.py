@@ -18,13 +18,21 @@ from pathlib import Path
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
+from fairvec.regular_files import (
+    SMALL_FILE_LIMIT,
+    SPEC_FILE_LIMIT,
+    VECTOR_FILE_LIMIT,
+    read_regular,
+)
 from fairvec.release.files import (
     MANIFEST,
     MINISIGN_SUFFIX,
     SSH_SUFFIX,
     SUMS,
     archive_name,
+    check_out_folder,
     manifest_copy_name,
+    refuse_special,
     signature_path,
     write_bytes_atomically,
 )
@@ -93,11 +101,36 @@ def collect(source: Path | None) -> list[tuple[str, Path]]:
                 raise FairvecError(f"{path}: {name!r} is not a portable file name; rename it")
             found[name] = path
     for required in (*SCHEMAS, PROTOCOL_DOC):
-        if required not in found or not found[required].is_file():
+        # exists(), not is_file(): a FIFO or a folder there is named as such when read
+        if required not in found or not found[required].exists():
             raise FairvecError(
                 f"{root / required}: missing; a release needs it (is --source a checkout?)"
             )
+    _refuse_case_collisions(found, root)
     return sorted(found.items())
+
+
+def _refuse_case_collisions(found: dict[str, Path], root: Path) -> None:
+    """Two names that differ only in case are one file on macOS and Windows: extracted
+    there, one would overwrite the other, so ``release verify`` refuses such a manifest;
+    refuse it here, naming both, rather than publish a release nobody can verify."""
+    by_folded: dict[str, str] = {}
+    for name in sorted(found):
+        other = by_folded.setdefault(name.casefold(), name)
+        if other != name:
+            raise FairvecError(
+                f"{root}: {other} and {name} differ only in case (a case collision: one "
+                "file on a case-insensitive file system); rename or remove one"
+            )
+
+
+def _limit(name: str) -> int:
+    """The most fairvec reads of one release file: the bounds the loaders use."""
+    if name.startswith("vectors/") and not name.endswith(".schema.json"):
+        return VECTOR_FILE_LIMIT
+    if name.startswith("spec/") and name.endswith(".yaml"):
+        return SPEC_FILE_LIMIT
+    return SMALL_FILE_LIMIT  # schemas and the protocol document
 
 
 def make_manifest(version: str, members: list[tuple[str, bytes]], vectors_root: Path) -> Manifest:
@@ -129,6 +162,13 @@ def archive_bytes(members: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
+def release_paths(out: Path, version: str) -> list[Path]:
+    """Every file a build of ``version`` into ``out`` may write or replace."""
+    archive = out / archive_name(version)
+    signatures = [signature_path(archive, suffix) for suffix in (SSH_SUFFIX, MINISIGN_SUFFIX)]
+    return [archive, out / manifest_copy_name(version), out / SUMS, *signatures]
+
+
 def refuse_to_overwrite(out: Path, version: str) -> None:
     """A release's files, once published or signed, must not change under its name: a
     rebuild would leave its signatures verifying nothing. (Other versions may share the
@@ -143,10 +183,14 @@ def refuse_to_overwrite(out: Path, version: str) -> None:
 
 def _other_sums(path: Path, ours: set[str]) -> dict[str, str]:
     """The lines of an existing SHA256SUMS for files other than this build's (another
-    version in the same folder), by file name; an unreadable one is started afresh."""
+    version in the same folder), by file name; one that is not ASCII text is started
+    afresh. Read before anything is written: one that cannot be read (or is over 1 MiB,
+    some 7,000 versions) is refused then, rather than its other versions' lines dropped."""
+    if not path.exists():
+        return {}
     try:
-        text = path.read_text("ascii")
-    except (OSError, UnicodeDecodeError):
+        text = read_regular(path, "the SHA256SUMS file", SMALL_FILE_LIMIT).decode("ascii")
+    except UnicodeDecodeError:
         return {}
     kept = {}
     for line in text.splitlines():
@@ -156,36 +200,33 @@ def _other_sums(path: Path, ours: set[str]) -> dict[str, str]:
     return kept
 
 
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read it: {error.strerror}") from None
-
-
 def build(
     version: str, out: Path, source: Path | None = None, *, replace: bool = False
 ) -> Built:
     """Write the archive, the manifest beside it and SHA256SUMS into ``out``; a release
     already there is never overwritten unless ``replace`` (--force)."""
     parse_version(version, "--version")
+    check_out_folder(out)
+    for path in release_paths(out, version):  # even with --force: never over a FIFO or device
+        refuse_special(path)
     if not replace:
         refuse_to_overwrite(out, version)
     files = collect(source)
-    members = [(name, _read(path)) for name, path in files]
+    members = [(name, read_regular(path, "a release file", _limit(name))) for name, path in files]
     vectors_root = dict(files)["vectors/vectors.schema.json"].parent
     manifest = make_manifest(version, members, vectors_root)
     manifest_bytes = manifest.to_bytes()
     data = archive_bytes([(MANIFEST, manifest_bytes), *members])
     archive = out / archive_name(version)
     copy = out / manifest_copy_name(version)
+    others = _other_sums(out / SUMS, {archive.name, copy.name})
     write_bytes_atomically(archive, data)
     write_bytes_atomically(copy, manifest_bytes)
     ours = {
         path.name: f"{hashlib.sha256(content).hexdigest()}  {path.name}\n"
         for path, content in ((archive, data), (copy, manifest_bytes))
     }
-    lines = {**_other_sums(out / SUMS, set(ours)), **ours}
+    lines = {**others, **ours}
     sums = "".join(lines[name] for name in sorted(lines))
     write_bytes_atomically(out / SUMS, sums.encode("ascii"))
     for suffix in (SSH_SUFFIX, MINISIGN_SUFFIX):  # --force: the old ones verify nothing now

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+from fairvec.errors import FairvecError
+from fairvec.regular_files import kind_of
 
 ARCHIVE_PREFIX = "fairvec-vectors-"
 MANIFEST = "MANIFEST.json"
@@ -29,16 +33,56 @@ def signature_path(archive: Path, suffix: str) -> Path:
     return archive.with_name(f"{stem}.{MANIFEST}{suffix}")
 
 
+def _mode(path: Path, where: str) -> int | None:
+    """The mode of what ``path`` leads to (a link followed), or None when nothing is there."""
+    try:
+        return path.stat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise FairvecError(f"{where}: cannot look at it ({error.strerror})") from None
+
+
+def refuse_special(path: Path) -> None:
+    """A release file is written to a temporary file renamed over ``path``: over a FIFO or
+    a device (or a link to one) that would replace something that is not ours to replace,
+    so anything there but a regular file is refused, before anything is written."""
+    mode = _mode(path, str(path))
+    if mode is not None and not stat.S_ISREG(mode):
+        raise FairvecError(
+            f"{path}: is {kind_of(mode)}, not a regular file; fairvec writes a release only "
+            "to a new or a regular file (move it away)"
+        )
+
+
+def check_out_folder(out: Path, option: str = "--out") -> None:
+    """The folder a release goes to: missing (it is created) or a folder, nothing else."""
+    mode = _mode(out, f"{option} {out}")
+    if mode is not None and not stat.S_ISDIR(mode):
+        kind = "a regular file" if stat.S_ISREG(mode) else kind_of(mode)
+        raise FairvecError(
+            f"{option} {out}: is {kind}, not a folder; give a folder (a missing one is created)"
+        )
+
+
 def write_bytes_atomically(path: Path, data: bytes) -> None:
     """The binary twin of fairvec.jsonio.write_atomically: a temporary file beside ``path``,
-    renamed into place, so a reader never sees half an archive."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    renamed into place, so a reader never sees half an archive. A special file at ``path``
+    is refused (callers check all their paths first, so nothing is half written)."""
+    refuse_special(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise FairvecError(f"{path}: cannot write it ({error.strerror})") from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.chmod(temporary, 0o644)  # mkstemp makes 0600; a release is for everyone
         os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise FairvecError(f"{path}: cannot write it ({error.strerror})") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from fairvec.errors import FairvecError
+from fairvec.regular_files import SMALL_FILE_LIMIT, read_regular
 from fairvec.release.errors import require_cryptography
 from fairvec.release.files import MINISIGN_SUFFIX, SSH_SUFFIX
 from fairvec.release.wire import ED25519, WireError, fingerprint, parse_ed25519_blob
@@ -21,7 +22,7 @@ from fairvec.release.wire import ED25519, WireError, fingerprint, parse_ed25519_
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-KEY_FILE_LIMIT = 1 << 20  # no key file is a megabyte; refuse to read one that is
+KEY_FILE_LIMIT = SMALL_FILE_LIMIT  # no key file is a megabyte; refuse to read one that is
 SSH_KEY_TYPES = ("ssh-", "ecdsa-", "sk-")
 MINISIGN_ALGORITHM = b"Ed"
 MINISIGN_NO_KDF = b"\0\0"
@@ -69,13 +70,8 @@ def minisign_key_id_text(key_id: bytes) -> str:
 
 
 def _read_key_text(path: Path, what: str) -> str:
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(KEY_FILE_LIMIT + 1)
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
-    if len(data) > KEY_FILE_LIMIT:
-        raise FairvecError(f"{path}: too large for {what} (over {KEY_FILE_LIMIT} bytes)")
+    # read_regular: a FIFO given as a key would block the read forever, /dev/zero never end
+    data = read_regular(path, what, KEY_FILE_LIMIT)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -165,6 +161,7 @@ def raw_public(key: SigningKey) -> bytes:
 def load_trusted_key(path: Path) -> TrustedKey:
     """An allowed_signers file, an OpenSSH public key file, or a minisign public key
     (file, or the bare base64 line minisign -P takes); told apart by their first line."""
+    require_cryptography()  # checking the signature it is for will need it
     text = _read_key_text(path, "a trusted key")
     lines = [line.strip() for line in text.splitlines()]
     lines = [line for line in lines if line and not line.startswith("#")]

@@ -101,9 +101,14 @@ def _check_paths(files: tuple[Entry, ...], where: str) -> None:
     paths = [entry.path for entry in files]
     if paths != sorted(set(paths)):
         raise FairvecError(f"{where}: {MANIFEST}: files are not sorted and unique")
-    folded = {path.casefold() for path in paths}
-    if len(folded) != len(paths):
-        raise FairvecError(f"{where}: {MANIFEST}: two paths differ only in case")
+    folded: dict[str, str] = {}
+    for path in paths:
+        other = folded.setdefault(path.casefold(), path)
+        if other != path:
+            raise FairvecError(
+                f"{where}: {MANIFEST}: {other!r} and {path!r} differ only in case (a case "
+                "collision: one file on a case-insensitive file system)"
+            )
     if MANIFEST in paths:
         raise FairvecError(f"{where}: {MANIFEST}: lists itself among the files")
     parts = [path.split("/") for path in paths]

@@ -11,6 +11,7 @@ from fairvec.release.files import (
     MINISIGN_SUFFIX,
     SSH_SUFFIX,
     manifest_copy_name,
+    refuse_special,
     signature_path,
     write_bytes_atomically,
 )
@@ -30,8 +31,15 @@ def sign_release(
     ssh_key: Path | None,
     minisign_key: Path | None,
 ) -> list[Path]:
-    """Write the signatures the keys given make, beside ``archive``; returns their paths."""
+    """Write the signatures the keys given make, beside ``archive``; returns their paths.
+    Without a key nothing is signed, and cryptography is not needed (an unsigned build)."""
+    wanted = [(ssh_key, SSH_SUFFIX), (minisign_key, MINISIGN_SUFFIX)]
+    targets = [signature_path(archive, suffix) for key, suffix in wanted if key is not None]
+    if not targets:
+        return []
     require_cryptography()
+    for target in targets:  # all checked before the first is written
+        refuse_special(target)
     written = []
     if ssh_key is not None:
         text = sshsig.sign(load_signing_key(ssh_key, "ssh"), manifest_bytes)

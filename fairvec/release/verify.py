@@ -1,6 +1,8 @@
 """Verify a release before anything in it is read, and extract it where nothing else is.
 
-The archive is read as a stream, once. Its first member must be MANIFEST.json; the
+The archive file is read once, whole (a regular file of bounded size), and decompressed
+as a stream: exactly one gzip member, with nothing after it, holding one tar stream with
+nothing after its end-of-archive padding. Its first member must be MANIFEST.json; the
 detached signature over those exact bytes is checked against the trusted key before any
 other member is looked at. Every later member must then be a plain file the signed
 manifest lists, with its size and SHA-256; sizes are counted as the bytes arrive (a header
@@ -16,7 +18,6 @@ For ``fairvec run --suite ARCHIVE --trusted-key KEY [--min-version X.Y.Z]``::
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 import re
@@ -31,8 +32,9 @@ from types import TracebackType
 from typing import IO, cast
 
 from fairvec.errors import FairvecError
+from fairvec.regular_files import RELEASE_ARCHIVE_LIMIT, read_regular
 from fairvec.release import minisig, sshsig
-from fairvec.release.errors import ReleaseRefused, require_cryptography
+from fairvec.release.errors import ReleaseRefused, require_release_extra
 from fairvec.release.files import ARCHIVE_PREFIX, MANIFEST, signature_path
 from fairvec.release.keys import TrustedKey, load_trusted_key
 from fairvec.release.manifest import MEMBER_NAME, Entry, Manifest, parse_manifest, parse_version
@@ -43,6 +45,10 @@ MiB = 1 << 20
 MANIFEST_LIMIT = 4 * MiB  # today's manifest is about 20 KiB
 SIGNATURE_LIMIT = 64 * 1024
 CHUNK = 1 << 16
+GZIP_MAGIC = b"\x1f\x8b"
+# gzip header flags for fields that carry bytes of their own (RFC 1952, FLG): fairvec
+# writes none, and what they hold is in no manifest, so an archive carrying one is refused
+GZIP_EXTRA, GZIP_NAME, GZIP_COMMENT = 0x04, 0x08, 0x10
 HEADER_ALLOWANCE = 4096  # tar header bytes allowed per member (PAX records included)
 ARCHIVE_NAME = re.compile(re.escape(ARCHIVE_PREFIX) + r"(.+)\.tar\.gz")
 
@@ -107,7 +113,9 @@ def open_verified_suite(
     public key or a minisign public key) and extract it into ``extract_to`` (which must not
     exist yet) or a temporary folder. Raises ReleaseRefused (a FairvecError: one line,
     exit 2) naming the first thing wrong; nothing is left behind then."""
-    require_cryptography()
+    # first, before the key or the archive is read: `release verify` and `run --suite`
+    # (whose verified_release() calls this) do no work without the extra
+    require_release_extra("verifying a signed release (--trusted-key)")
     trusted = load_trusted_key(trusted_key)
     return open_suite(archive, trusted, min_version, signature, extract_to, limits or Limits())
 
@@ -125,12 +133,13 @@ def open_suite(
     limits = limits or Limits()
     minimum = parse_version(min_version, "--min-version") if min_version else None
     where = str(archive)
-    if not archive.is_file():
-        raise FairvecError(f"{archive}: no such archive (give fairvec-vectors-X.Y.Z.tar.gz)")
+    packed = _archive_bytes(archive)
     signature_text = _signature_text(archive, trusted, signature) if trusted else None
     staging = _staging_folder(extract_to)
     try:
-        data, signer = _extract(archive, staging, trusted, signature_text, limits, minimum)
+        data, signer = _extract(
+            archive, packed, staging, trusted, signature_text, limits, minimum
+        )
         manifest = parse_manifest(data, where)
         _check_suite_digest(staging, manifest, where)
     except BaseException:
@@ -140,6 +149,15 @@ def open_suite(
         return VerifiedSuite(staging, manifest, data, signer)
     os.replace(staging, extract_to)
     return VerifiedSuite(extract_to, manifest, data, signer, temporary=False)
+
+
+def _archive_bytes(archive: Path) -> bytes:
+    """The whole archive, read once: a FIFO, a device or a folder is named for what it is,
+    and what is verified is exactly what is extracted (nobody can change the file between
+    the two). Its size is bounded by RELEASE_ARCHIVE_LIMIT (the suite packs to about 3 MB)."""
+    if not os.path.lexists(archive):
+        raise FairvecError(f"{archive}: no such archive (give fairvec-vectors-X.Y.Z.tar.gz)")
+    return read_regular(archive, "a release archive", RELEASE_ARCHIVE_LIMIT)
 
 
 def _staging_folder(extract_to: Path | None) -> Path:
@@ -154,31 +172,74 @@ def _staging_folder(extract_to: Path | None) -> Path:
 
 def _signature_text(archive: Path, trusted: TrustedKey, given: Path | None) -> str:
     path = given or signature_path(archive, trusted.suffix)
-    if not path.is_file():
+    if not os.path.lexists(path):  # only when nothing is there: anything else is named
         raise ReleaseRefused(
             str(archive),
             f"no signature: {path} is missing (a {trusted.kind} signature by the trusted key "
             "must sit beside the archive, or pass --signature FILE)",
         )
-    with path.open("rb") as stream:
-        data = stream.read(SIGNATURE_LIMIT + 1)
+    data = read_regular(path, "a release signature", SIGNATURE_LIMIT)
     try:
-        if len(data) > SIGNATURE_LIMIT:
-            raise UnicodeError
         return data.decode("utf-8")
     except UnicodeError:
         raise ReleaseRefused(str(archive), f"{path} is not a signature file") from None
 
 
+def _check_gzip_header(header: bytes, where: str) -> None:
+    """(Anything that is not gzip at all is left to zlib, which calls it corrupt.)"""
+    fields = GZIP_EXTRA | GZIP_NAME | GZIP_COMMENT
+    if len(header) == 4 and header[:2] == GZIP_MAGIC and header[3] & fields:
+        raise ReleaseRefused(
+            where,
+            "its gzip header carries a name, comment or extra field, bytes the signed "
+            "manifest does not cover (fairvec writes none)",
+        )
+
+
+class _GzipMember:
+    """Exactly one gzip member, decompressed on demand. Python's GzipFile reads on into a
+    second member and skips trailing zeros, so bytes appended to a signed archive would
+    pass unseen; zlib alone stops at the member's end and says what follows it."""
+
+    def __init__(self, packed: bytes, where: str) -> None:
+        _check_gzip_header(packed[:4], where)
+        self.packed, self.at = memoryview(packed), 0
+        self.inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)  # gzip framing, CRC checked
+
+    def read(self, size: int) -> bytes:
+        while not self.inflate.eof:
+            source = self.inflate.unconsumed_tail or self._next_input()
+            if not source:
+                raise EOFError("the gzip stream is cut short")
+            data = self.inflate.decompress(source, size)
+            if data:
+                return data
+        return b""
+
+    def _next_input(self) -> bytes:
+        chunk = bytes(self.packed[self.at : self.at + CHUNK])
+        self.at += len(chunk)
+        return chunk
+
+    def trailing(self) -> int:
+        """Bytes after the member's end (another member, zeros, anything)."""
+        return len(self.inflate.unused_data) + len(self.packed) - self.at
+
+
 class _Bounded:
     """The decompressed stream, counted: past ``cap`` bytes (members, headers and all) the
-    archive is refused, whatever its headers claim."""
+    archive is refused, whatever its headers claim. It also notes where the last non-zero
+    byte was, so what follows tar's end-of-archive marker can be checked to be padding."""
 
-    def __init__(self, stream: IO[bytes], cap: int, where: str) -> None:
+    def __init__(self, stream: _GzipMember, cap: int, where: str) -> None:
         self.stream, self.cap, self.where, self.count = stream, cap, where, 0
+        self.data_end = 0  # the offset just past the last non-zero byte seen
 
     def read(self, size: int = -1) -> bytes:
         data = self.stream.read(size if size >= 0 else CHUNK)
+        kept = len(data.rstrip(b"\0"))
+        if kept:
+            self.data_end = self.count + kept
         self.count += len(data)
         if self.count > self.cap:
             raise ReleaseRefused(
@@ -189,6 +250,7 @@ class _Bounded:
 
 def _extract(
     archive: Path,
+    packed: bytes,
     staging: Path,
     trusted: TrustedKey | None,
     signature_text: str | None,
@@ -196,27 +258,55 @@ def _extract(
     minimum: tuple[int, int, int] | None,
 ) -> tuple[bytes, str | None]:
     where = str(archive)
-    try:
-        raw = archive.open("rb")
-    except OSError as error:
-        raise FairvecError(f"{archive}: cannot read the archive: {error.strerror}") from None
     cap = limits.total + MANIFEST_LIMIT + HEADER_ALLOWANCE * (limits.members + 2)
     try:
-        with raw, gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-            bounded = _Bounded(cast(IO[bytes], unzipped), cap, where)
-            with tarfile.open(fileobj=cast(IO[bytes], bounded), mode="r|") as tar:
-                members = _members(tar, where, limits)
-                manifest_bytes = _manifest_bytes(tar, members, where)
-                signer = _check_signature(trusted, manifest_bytes, signature_text, where)
-                manifest = _checked_manifest(manifest_bytes, archive, limits, minimum)
-                # from here on the signed manifest says how much is left to come
-                bounded.cap = min(cap, bounded.count + _expected_bytes(manifest))
-                _extract_members(tar, members, manifest, staging, limits, where)
-            while bounded.read(CHUNK):  # the rest: gzip's length and CRC catch a cut tail
-                pass
-    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, UnicodeError) as error:
+        unzipped = _GzipMember(packed, where)
+        bounded = _Bounded(unzipped, cap, where)
+        with tarfile.open(fileobj=cast(IO[bytes], bounded), mode="r|") as tar:
+            members = _members(tar, where, limits)
+            manifest_bytes = _manifest_bytes(tar, members, where)
+            signer = _check_signature(trusted, manifest_bytes, signature_text, where)
+            manifest = _checked_manifest(manifest_bytes, archive, limits, minimum)
+            # from here on the signed manifest says how much is left to come
+            bounded.cap = min(cap, bounded.count + _expected_bytes(manifest))
+            _extract_members(tar, members, manifest, staging, limits, where)
+        while bounded.read(CHUNK):  # the rest: zlib checks gzip's length and CRC at the end
+            pass
+    except (tarfile.TarError, EOFError, zlib.error, UnicodeError) as error:
         raise ReleaseRefused(where, f"truncated or corrupt archive ({error})") from None
+    _check_tar_end(tar.offset, bounded, where)
+    if unzipped.trailing():
+        raise ReleaseRefused(
+            where,
+            f"{unzipped.trailing()} bytes after the end of its gzip stream (another gzip "
+            "member or appended data), which the signed manifest does not cover",
+        )
     return manifest_bytes, signer
+
+
+def _check_tar_end(end: int, bounded: _Bounded, where: str) -> None:
+    """After the last member (at ``end``), only what tar itself writes: the end-of-archive
+    marker (two zero blocks), then zeros up to the next whole record, as Python's tarfile
+    and GNU tar write it. tarfile stops reading at the first zero (or unreadable) block, so
+    anything hidden behind it would otherwise be accepted unseen."""
+    if bounded.data_end > end:
+        raise ReleaseRefused(
+            where,
+            "data after the tar end-of-archive marker, which the signed manifest does not "
+            "cover (another archive appended?)",
+        )
+    padded = end + 2 * tarfile.BLOCKSIZE
+    expected = -(-padded // tarfile.RECORDSIZE) * tarfile.RECORDSIZE
+    if bounded.count < expected:
+        raise ReleaseRefused(
+            where, "the tar stream lacks its end-of-archive marker or padding (truncated?)"
+        )
+    if bounded.count > expected:
+        raise ReleaseRefused(
+            where,
+            f"{bounded.count - expected} zero bytes after the tar end-of-archive padding, "
+            "which the signed manifest does not cover",
+        )
 
 
 def _expected_bytes(manifest: Manifest) -> int:
@@ -228,22 +318,37 @@ def _expected_bytes(manifest: Manifest) -> int:
 
 def _members(tar: tarfile.TarFile, where: str, limits: Limits) -> Iterator[tarfile.TarInfo]:
     """Every member, each checked to be a plain file with a plain relative name, once."""
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # case-folded name -> the name as first met
     for count, info in enumerate(tar, 1):
         if count > limits.members + 1:
             raise ReleaseRefused(where, f"more than {limits.members} members")
         name = info.name
         _check_type(info, where)
         _check_name(name, where)
-        if name.casefold() in seen:
-            raise ReleaseRefused(where, f"duplicate member {name!r}")
-        seen.add(name.casefold())
+        _check_unique(name, seen, where)
         if info.size > limits.member:
             raise ReleaseRefused(
                 where,
                 f"member {name!r} declares {info.size} bytes, over the {limits.member}-byte limit",
             )
         yield info
+
+
+def _check_unique(name: str, seen: dict[str, str], where: str) -> None:
+    """Once per name, and once per name whatever its case: extracted on a case-insensitive
+    file system (macOS, Windows), two such names are one file, the second overwriting the
+    first."""
+    first = seen.get(name.casefold())
+    if first is None:
+        seen[name.casefold()] = name
+        return
+    if first == name:
+        raise ReleaseRefused(where, f"duplicate member {name!r} (it is in the archive twice)")
+    raise ReleaseRefused(
+        where,
+        f"members {first!r} and {name!r} differ only in case (a case collision: one file on "
+        "a case-insensitive file system)",
+    )
 
 
 def _check_type(info: tarfile.TarInfo, where: str) -> None:
