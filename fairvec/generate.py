@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import json
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -23,10 +24,11 @@ from fairvec.errors import FairvecError
 from fairvec.inputs import Stream, draw_inputs
 from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
+from fairvec.regular_files import SMALL_FILE_LIMIT
 from fairvec.shapes import shapes
 from fairvec.specs import Spec, load_spec, load_specs, spec_paths
 from fairvec.upstream import UpstreamCase, UpstreamDataError
-from fairvec.vectorfiles import validate_vector_file
+from fairvec.vectorfiles import read_vector_bytes, validate_vector_file
 
 FORMAT = "fairvec-vectors/1"
 DEFAULT_FIND_LIMIT = 1_000_000
@@ -466,12 +468,12 @@ def full_tier_path(spec: Spec) -> Path:
 def _full_tier_file(spec: Spec, place: str) -> dict[str, Any]:
     path = full_tier_path(spec)
     command = f"fairvec accumulated full --algorithm {spec.id}"
-    if not path.is_file():
+    if not path.exists():  # what exists is read_json's to judge: a FIFO is no missing file
         raise FairvecError(
             f"{place}/full: {path.name} is missing: compute the full tier with `{command}` "
             f"(slow), or set full: false"
         )
-    data: dict[str, Any] = read_json(path, "a full-tier digest file")
+    data: dict[str, Any] = read_json(path, "a full-tier digest file", SMALL_FILE_LIMIT)
     return data
 
 
@@ -508,7 +510,17 @@ def _full_entry(
 def _check_unique_ids(
     where: str, vectors: list[dict[str, Any]], accumulated: list[dict[str, Any]]
 ) -> None:
-    seen = {vector["id"] for vector in vectors}
+    """Every id once: the runner keys its results by id, and refuses a file with one twice.
+    Set names are unique (specs.py), yet a case named like a generated vector (random-0)
+    or a shape vector (shape-unknown-field) would take its id."""
+    seen: set[str] = set()
+    for vector in vectors:
+        if vector["id"] in seen:
+            raise FairvecError(
+                f"{where}: the id {vector['id']!r} is given twice (a case named like a "
+                "generated, upstream or shape vector?); rename the case"
+            )
+        seen.add(vector["id"])
     for entry in accumulated:
         if entry["id"] in seen:
             raise FairvecError(
@@ -594,14 +606,19 @@ def _check_every_algorithm_has_a_spec(specs: list[Spec], only: Sequence[str]) ->
         )
 
 
+def _committed(path: Path) -> bytes | None:
+    """The bytes of the vector file at ``path``, None if there is none. Anything else there
+    (a FIFO, a device, a file beyond the size bound) is refused in one line, not read, and
+    not written over: it is not what the generator wrote."""
+    if not os.path.lexists(path):
+        return None
+    return read_vector_bytes(path)
+
+
 def _stale(vectors_root: Path, rendered: dict[Path, str], *, orphans: bool) -> list[Path]:
     """Files whose text would change, and (with ``orphans``) vector files no spec
     produces any more."""
-    stale = [
-        path
-        for path, text in rendered.items()
-        if not path.is_file() or path.read_text(encoding="utf-8") != text
-    ]
+    stale = [path for path, text in rendered.items() if _committed(path) != text.encode()]
     if not orphans:
         return sorted(stale)
     unproduced = [path for path in sorted(vectors_root.glob("*/*.json")) if path not in rendered]

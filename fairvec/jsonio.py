@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from fairvec.errors import FairvecError
+from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular
 
 # orjson (the ``fast`` extra) parses about twice as fast as the json module. It is an
 # accelerator, never the judge: it refuses some JSON that json reads (a lone surrogate
@@ -144,21 +146,89 @@ def orjson_agrees(data: bytes, value: Any) -> bool:
     return canonical(other) == canonical(value)
 
 
-def read_json(path: Path, what: str) -> Any:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
-    return parse_json(data, path, what)
+def read_json(path: Path, what: str, limit: int = VECTOR_FILE_LIMIT) -> Any:
+    """The JSON value of the file at ``path`` (a regular file of at most ``limit`` bytes),
+    read strictly (see parse_json), or a one-line error naming the file. The default bound
+    is the largest of fairvec's JSON files' (a vector file's); pass the kind's own."""
+    return parse_json(read_regular(path, what, limit), path, what)
+
+
+class _NotStrictJSON(ValueError):
+    """What json.loads accepts and fairvec does not; raised from json's hooks."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):  # the usual case costs one comparison
+        raise _NotStrictJSON(
+            f"gives the key {_first_repeated(pairs)!r} twice in one object; JSON readers "
+            "differ on which one counts (Python's and orjson keep the last silently): keep one"
+        )
+    return value
+
+
+def _first_repeated(pairs: list[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    raise AssertionError("no key repeated")
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise _NotStrictJSON(
+        f"holds {name}, which is no JSON number (JSON has finite numbers only, and most "
+        "parsers refuse it): write a number"
+    )
+
+
+# Python converts at most 4,300 digits to an int by default, because the conversion takes
+# quadratic time (sys.get_int_max_str_digits). Where that guard is off or looser (0, say by
+# PYTHONINTMAXSTRDIGITS=0), fairvec keeps it for the files it reads: a 64 MiB digit string
+# would take hours.
+INT_DIGITS_LIMIT = 4300
+
+
+def max_int_digits() -> int:
+    """The most digits an integer in a file may have: Python's bound or ours, the lower."""
+    return min(sys.get_int_max_str_digits() or INT_DIGITS_LIMIT, INT_DIGITS_LIMIT)
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > INT_DIGITS_LIMIT:
+        raise ValueError("too many digits")
+    return int(text)
 
 
 def parse_json(data: bytes, path: Path, what: str) -> Any:
-    """The JSON value of a file's bytes, or a one-line error naming the place and why."""
+    """The JSON value of a file's bytes, or a one-line error naming the place and why.
+
+    Stricter than json.loads: a key given twice in one object (at any depth; json.loads
+    keeps the last, so a second "vectors" list silently replaced the first), NaN, Infinity
+    and -Infinity (not JSON: other languages' parsers refuse them), and an integer too long
+    to convert (which json.loads raises as a bare ValueError) are each a one-line error."""
+    text = decode_utf8(data, str(path), what)
+    # json's own int() is the fast way, and enough where Python's bound is at most ours
+    parse_int = None if 0 < sys.get_int_max_str_digits() <= INT_DIGITS_LIMIT else _bounded_int
     try:
-        value = json.loads(decode_utf8(data, str(path), what))
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_refuse_constant,
+            parse_int=parse_int,
+        )
     except json.JSONDecodeError as error:
         raise FairvecError(
             f"{path}:{error.lineno}:{error.colno}: {what} is not valid JSON ({error.msg})"
+        ) from None
+    except _NotStrictJSON as error:
+        raise FairvecError(f"{path}: {what} {error}") from None
+    except ValueError:  # int() refusing a digit string over the limit: nothing else raises it
+        raise FairvecError(
+            f"{path}: {what} holds an integer of more than {max_int_digits():,} digits, "
+            "which fairvec does not read (no fairvec file needs one); check it is the file "
+            "you meant"
         ) from None
     except RecursionError:
         raise FairvecError(f"{path}: {what} is nested too deeply to read") from None

@@ -100,7 +100,7 @@ def check_not_special(path: Path, option: str) -> None:
     path, which would replace a device or a FIFO for the whole machine (as root, /dev/full)."""
     try:
         mode = path.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a new file (its folder is checked later)
         return
     except OSError as error:
         raise FairvecError(f"{option} {path}: cannot look at it ({error.strerror})") from None

@@ -1,12 +1,15 @@
 """Reading spec files: YAML, validated against spec/spec.schema.json and for consistency.
 
-Errors name the file, the field and the reason, on one line.
+Errors name the file, the field and the reason, on one line. A spec file is read only if
+it is a regular file of at most SPEC_FILE_LIMIT bytes, and its YAML is bounded before it
+is turned into Python values: at most MAX_NESTING levels deep, and its aliases may repeat
+at most ALIAS_EXPANSION_LIMIT nodes (docs/spec-format.md, "Limits").
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,11 +20,124 @@ import jsonschema
 import yaml
 
 from fairvec.errors import FairvecError
-from fairvec.jsonio import check_nesting, decode_utf8
+from fairvec.jsonio import (
+    INT_DIGITS_LIMIT,
+    MAX_NESTING,
+    check_nesting,
+    decode_utf8,
+    max_int_digits,
+)
+from fairvec.regular_files import SPEC_FILE_LIMIT, read_regular
+
+# An alias shares the node of its anchor, so loading costs nothing, but everything that walks
+# the loaded spec (the nesting check, the schema, the generator, the vector file it is
+# written into) walks each use again: a "billion laughs" (ten aliases of ten aliases, nine
+# times over) is 600 bytes that expand to 10^9 values. So the nodes aliases repeat are
+# counted on the composed document, before anything is constructed, and bounded. The
+# committed specs' only alias (a worked example's states, videopoker/game.yaml) repeats 71.
+ALIAS_EXPANSION_LIMIT = 100_000
+TOO_DEEP = (
+    f"a spec file is nested too deeply: it nests arrays or objects more than {MAX_NESTING} "
+    "levels deep, which no spec needs"
+)
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice (PyYAML keeps the last one silently)."""
+    """SafeLoader that refuses a key given twice (PyYAML keeps the last one silently), and
+    a document too deep or whose aliases expand too far (see _Measure)."""
+
+    _depth = 0  # of the node being composed; the root's is 1
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        # PyYAML composes recursively: bounded here, a 20,000-deep document is refused at
+        # level 66 rather than by a RecursionError at whatever depth the stack allows
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING + 1:  # a scalar inside MAX_NESTING collections
+                raise FairvecError(TOO_DEEP)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> yaml.Node | None:
+        return _measured(super().get_single_node())
+
+
+def _measured(node: yaml.Node | None) -> yaml.Node | None:
+    if isinstance(node, yaml.CollectionNode):
+        _Measure().collection(node, 1)
+    return node
+
+
+class _Measure:
+    """Walks a composed YAML document once per collection node (a node met again, through
+    an alias, is looked up, not walked), so a bomb costs what its text does, and refuses it
+    if it nests more than MAX_NESTING collections deep, holds a collection inside itself, or
+    if its aliases repeat more than ALIAS_EXPANSION_LIMIT nodes."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[int, int]] = {}  # id(node): (nodes, height)
+        self.open: set[int] = set()  # the collections from the root to the one measured
+        self.repeated = 0
+
+    def collection(self, node: yaml.CollectionNode, depth: int) -> tuple[int, int]:
+        """(nodes, height) of a collection at ``depth`` (the root's is 1)."""
+        known = self.known.get(id(node))
+        if known is not None:  # an alias
+            self.repeated += known[0]
+            if self.repeated > ALIAS_EXPANSION_LIMIT:
+                raise FairvecError(
+                    f"line {_line(node)}: aliases (of the anchor here and others) repeat "
+                    f"more than {ALIAS_EXPANSION_LIMIT:,} values, more than fairvec expands: "
+                    "write the values out, or use fewer aliases"
+                )
+            if depth + known[1] - 1 > MAX_NESTING:
+                raise FairvecError(TOO_DEEP)
+            return known
+        if id(node) in self.open:
+            raise FairvecError(
+                f"line {_line(node)}: an alias refers to this collection from inside it, "
+                "which would never end: write the inner value out"
+            )
+        if depth > MAX_NESTING:
+            raise FairvecError(TOO_DEEP)
+        self.open.add(id(node))
+        nodes, height = 1, 1
+        for child in _children(node):
+            if isinstance(child, yaml.CollectionNode):
+                child_nodes, child_height = self.collection(child, depth + 1)
+                nodes, height = nodes + child_nodes, max(height, child_height + 1)
+            else:
+                nodes += 1
+        self.open.discard(id(node))
+        self.known[id(node)] = (nodes, height)
+        return nodes, height
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+def _children(node: yaml.CollectionNode) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    children: list[yaml.Node] = node.value
+    return children
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """An integer, or a one-line error for one too long to convert: Python refuses more
+    than 4,300 digits (a ValueError, "internal error") and fairvec refuses them even where
+    that guard is off, as the conversion takes quadratic time."""
+    if len(node.value.replace("_", "").lstrip("+-")) <= INT_DIGITS_LIMIT:
+        try:
+            return int(loader.construct_yaml_int(node))
+        except ValueError:
+            pass  # Python's own bound may be set lower than ours
+    raise FairvecError(
+        f"line {_line(node)}: an integer of more than {max_int_digits():,} "
+        "digits, which fairvec does not read: no spec needs one (quote it if it is text)"
+    )
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -41,6 +157,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 # LibYAML's parser reads the specs about ten times faster than PyYAML's own. It is optional
 # (PyYAML wheels bundle it; a source build may not), and it refuses a few escapes that the
@@ -49,8 +166,16 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 _CLoaderBase: type[Any] | None = getattr(yaml, "CSafeLoader", None)
 _FastLoader: type[Any] | None = None
 if _CLoaderBase is not None:
-    _FastLoader = type("_StrictCLoader", (_CLoaderBase,), {})
+    _c_compose: Callable[[Any], yaml.Node | None] = _CLoaderBase.get_single_node
+    _FastLoader = type(
+        "_StrictCLoader",
+        (_CLoaderBase,),
+        # LibYAML composes (a deep file goes to the pure-Python loader: _shallow), and the
+        # document is measured as above
+        {"get_single_node": lambda loader: _measured(_c_compose(loader))},
+    )
     _FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    _FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 # LibYAML's composer recurses on the C stack: a file nested thousands of levels deep crashes
@@ -120,8 +245,18 @@ def spec_paths(spec_root: Path) -> list[Path]:
 
 def load_spec(path: Path, spec_root: Path) -> Spec:
     where = _relative(path, spec_root.parent)
+    data = read_yaml(path, where)
+    _validate_against_schema(data, where)
+    spec = Spec(path, data)
+    _check_consistency(spec, where, path.relative_to(spec_root))
+    return spec
+
+
+def read_yaml(path: Path, where: str) -> Any:
+    """The value of a spec file (or another YAML file of the spec folder, such as
+    spec/fuzz.yaml) within the bounds above, or a one-line error starting with ``where``."""
     try:
-        text = decode_utf8(path.read_bytes(), where, "a spec file")
+        text = decode_utf8(_read_spec(path, where), where, "a spec file")
         data = _load_yaml(text)
     except FairvecError as error:
         message = str(error)  # decode_utf8 names the place itself; the loader does not
@@ -134,13 +269,17 @@ def load_spec(path: Path, spec_root: Path) -> Spec:
         raise FairvecError(f"{where}{place}: not valid YAML ({problem})") from None
     except RecursionError:
         raise FairvecError(f"{where}: a spec file is nested too deeply to read") from None
-    except OSError as error:
-        raise FairvecError(f"{where}: cannot read ({error.strerror})") from None
     check_nesting(data, where, "a spec file")
-    _validate_against_schema(data, where)
-    spec = Spec(path, data)
-    _check_consistency(spec, where, path.relative_to(spec_root))
-    return spec
+    return data
+
+
+def _read_spec(path: Path, where: str) -> bytes:
+    """A regular file of at most SPEC_FILE_LIMIT bytes (a FIFO, /dev/zero or a 3 GB sparse
+    file would hang or fill memory), its errors naming the file as the others do."""
+    try:
+        return read_regular(path, "a spec file", SPEC_FILE_LIMIT)
+    except FairvecError as error:
+        raise FairvecError(where + str(error).removeprefix(str(path))) from None
 
 
 def load_specs(spec_root: Path) -> list[Spec]:

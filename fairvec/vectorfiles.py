@@ -10,6 +10,10 @@ can write the user's cache could equally have made valid by editing the installe
 a cache that cannot be read or parsed is ignored, and one that cannot be written is not
 an error. FAIRVEC_CACHE_DIR moves it; FAIRVEC_NO_CACHE=1 turns it off.
 
+"Valid" covers everything checked of the bytes alone: strict JSON (no key twice, no NaN or
+Infinity, no integer too long to convert: fairvec.jsonio.parse_json), the schema, and no
+vector id twice. So these checks cost a cached file nothing.
+
 The digests that name a run's vectors (the whole suite's, and the selection's) are
 remembered the same way (:class:`DigestCache`), keyed by everything they are computed from:
 fairvec's version, every vector file's place and SHA-256, and the selection.
@@ -37,10 +41,10 @@ from fairvec.jsonio import (
     digest,
     orjson_agrees,
     parse_json,
-    read_json,
     trusted_loads,
     write_atomically,
 )
+from fairvec.regular_files import SMALL_FILE_LIMIT, VECTOR_FILE_LIMIT, read_regular
 
 # A cache entry: the file is valid, and how it is read exactly as json reads it: by orjson
 # whole, by orjson line by line with json for the lines orjson refuses (see _lines_loads),
@@ -79,6 +83,7 @@ def vector_schema() -> dict[str, Any]:
 
 
 def validate_vector_file(data: Any, where: str) -> None:
+    """The schema, then every id once (the runner keys its results by id)."""
     import jsonschema  # here: a cached file needs no validation, and it is slow to import
 
     validator = jsonschema.Draft202012Validator(vector_schema())
@@ -86,6 +91,21 @@ def validate_vector_file(data: Any, where: str) -> None:
     if error is not None:
         at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
         raise FairvecError(f"{where}: {at}: {error.message} ({REGENERATE})")
+    _check_unique_ids(data, where)
+
+
+def _check_unique_ids(data: dict[str, Any], where: str) -> None:
+    """No id twice among a (schema-valid) file's vectors and accumulated vectors."""
+    entries = [*data["vectors"], *data.get("accumulated", [])]
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        if entry["id"] in seen:
+            section = "vectors" if index < len(data["vectors"]) else "accumulated"
+            raise FairvecError(
+                f"{where}: {section}: the id {entry['id']!r} is given twice; every vector "
+                f"needs its own ({REGENERATE})"
+            )
+        seen.add(entry["id"])
 
 
 def default_vectors_root() -> Path:
@@ -158,17 +178,21 @@ def _load_in(root: Path, path: Path, known: ValidationCache, marked: bool) -> Ve
         ) from None
 
 
+def read_vector_bytes(path: Path) -> bytes:
+    """A vector file's bytes: a regular file of at most VECTOR_FILE_LIMIT bytes, or a
+    one-line error (a FIFO, /dev/zero or a 3 GB sparse file would hang or fill memory)."""
+    return read_regular(path, "a vector file", VECTOR_FILE_LIMIT)
+
+
 def _load_one(path: Path, known: ValidationCache) -> VectorFile:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read a vector file: {error.strerror}") from None
+    raw = read_vector_bytes(path)
     key = hashlib.sha256(raw).hexdigest()
     how = known.get(key)
     if how is not None:
         data = _known_loads(raw, how)
     else:
-        data = read_json(path, "a vector file")  # json: the verdict and the message
+        # json, strictly, on the very bytes hashed: the verdict and the message
+        data = parse_json(raw, path, "a vector file")
         validate_vector_file(data, str(path))
         known.add(key, _how_to_read(raw, data))
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
@@ -238,6 +262,11 @@ def cache_folder() -> Path | None:
     return Path(base) / "fairvec"
 
 
+# Part of the cache's name: bump it when "valid" comes to mean more, so that no verdict
+# given before is trusted. 2: strict JSON and unique ids (issue 16).
+VALIDATION_FORMAT = 2
+
+
 class ValidationCache:
     """The SHA-256s of vector files found valid, for one schema and one fairvec version."""
 
@@ -252,7 +281,7 @@ class ValidationCache:
         if folder is None:
             return cls(None, {})
         schema = hashlib.sha256(json.dumps(vector_schema(), sort_keys=True).encode()).hexdigest()
-        name = f"validated-{__version__}-{schema[:16]}.json"
+        name = f"validated-{VALIDATION_FORMAT}-{__version__}-{schema[:16]}.json"
         path = folder / name.replace("/", "_")
         return cls(path, _read_entries(path))
 
@@ -271,12 +300,18 @@ class ValidationCache:
             write_atomically(self.path, json.dumps(self.entries, sort_keys=True, indent=0))
 
 
+def _read_cache(path: Path) -> Any:
+    """A cache file's JSON value, or None if it is missing, unreadable, not a small regular
+    file (a FIFO would hang the run) or not JSON: a cache is best effort, never an error."""
+    try:
+        return json.loads(read_regular(path, "a cache file", SMALL_FILE_LIMIT))
+    except (FairvecError, ValueError, RecursionError):
+        return None
+
+
 def _read_entries(path: Path) -> dict[str, str]:
     """The cache's entries; anything unreadable or malformed is simply not a hit."""
-    try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
+    value = _read_cache(path)
     if not isinstance(value, dict):
         return {}
     return {
@@ -395,10 +430,7 @@ class DigestCache:
 
 
 def _read_digests(path: Path) -> dict[str, tuple[str, int]]:
-    try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
+    value = _read_cache(path)
     if not isinstance(value, dict) or value.get("format") != DIGEST_FORMAT:
         return {}
     entries = value.get("entries")

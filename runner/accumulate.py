@@ -28,11 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 from fairvec import accumulate
 from fairvec.errors import FairvecError
-from fairvec.jsonio import read_json
+from fairvec.jsonio import parse_json
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
-from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files, vector_schema
+from fairvec.vectorfiles import (
+    VectorFile,
+    algorithm_of,
+    load_vector_files,
+    read_vector_bytes,
+    vector_schema,
+)
 
 if TYPE_CHECKING:
     import jsonschema
@@ -133,12 +139,10 @@ def _accumulated_entries(
         algorithm = algorithm_of(path)
         if globs and not any(fnmatch.fnmatchcase(algorithm, glob) for glob in globs):
             continue
-        try:
-            if b'"accumulated"' not in path.read_bytes():  # no such key: nothing to parse
-                continue
-        except OSError as error:
-            raise FairvecError(f"{path}: cannot read a vector file: {error.strerror}") from None
-        data = read_json(path, "a vector file")
+        raw = read_vector_bytes(path)  # bounded, and read once
+        if b'"accumulated"' not in raw:  # no such key: nothing to parse
+            continue
+        data = parse_json(raw, path, "a vector file")
         entries = data.get("accumulated") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             raise FairvecError(f"{path}: accumulated: not a list (regenerate: fairvec generate)")

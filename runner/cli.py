@@ -53,6 +53,7 @@ from fairvec.vectorfiles import (
     digest_key,
     load_vector_files,
     read_unchecked,
+    read_vector_bytes,
     vector_file_paths,
 )
 
@@ -769,10 +770,7 @@ def _read_vector_file(path: Path) -> tuple[str, bytes]:
     """(SHA-256, bytes) of a vector file, to key the digest cache."""
     import hashlib
 
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise FairvecError(f"{path}: cannot read a vector file: {error.strerror}") from None
+    raw = read_vector_bytes(path)  # bounded: an unselected FIFO must not hang the digest
     return hashlib.sha256(raw).hexdigest(), raw
 
 

@@ -262,23 +262,36 @@ def test_too_many_leading_wildcards_are_refused(tmp_path: Path) -> None:
 # -- 3. a hello naming 100,000 algorithms ---------------------------------------------------
 
 
-def test_a_hello_naming_100000_algorithms_runs_in_seconds(tmp_path: Path) -> None:
+def _many_names_adapter(tmp_path: Path, count: int) -> Path:
     adapter = tmp_path / "adapter.py"
     adapter.write_text(
         "import json, sys\n"
-        "names = {f'made.up{n}': [] for n in range(100_000)}\n"
+        f"names = {{f'made.up{{n}}': [] for n in range({count - 1})}}\n"
         "names['battle.move'] = []\n"
         "print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'many', 'version': '1', "
         "'algorithms': names}), flush=True)\n"
         "for line in sys.stdin:\n"
         "    print(json.dumps({'id': json.loads(line)['id'], 'unsupported': True}), flush=True)\n"
     )
+    return adapter
+
+
+def test_a_hello_naming_100000_algorithms_is_refused_at_once(tmp_path: Path) -> None:
+    adapter = _many_names_adapter(tmp_path, 100_000)
+    done = fairvec("run", "--algorithm", "battle.move", "--tier", "none",
+                   "--", sys.executable, adapter, timeout=60)  # fmt: skip
+    _one_line_error(done, "bad hello line", "100,000 named")
+
+
+def test_unknown_names_in_a_hello_are_warned_of_ten_at_a_time(tmp_path: Path) -> None:
+    adapter = _many_names_adapter(tmp_path, 1000)
     json_path = tmp_path / "report.json"
     done = fairvec("run", "--algorithm", "battle.move", "--tier", "none", "--json", json_path,
                    "--", sys.executable, adapter, timeout=60)  # fmt: skip
     assert done.status == 2, done.stderr  # every vector answered unsupported: none was run
     warnings = done.report(json_path)["warnings"]
-    assert "the hello names 99,990 more algorithms the suite does not have" in warnings
+    assert "the hello names 989 more algorithms the suite does not have" in warnings
+    assert sum(w.startswith("the hello names 'made.up") for w in warnings) == 10
 
 
 # -- 4. extras checked before any work ------------------------------------------------------

@@ -15,10 +15,9 @@ from typing import Any
 
 import jsonschema
 import referencing
-import yaml
 
 from fairvec.errors import FairvecError
-from fairvec.specs import spec_schema
+from fairvec.specs import read_yaml, spec_schema
 
 SECTIONS = (
     "start",
@@ -80,19 +79,8 @@ def _merge(base: Any, override: Any) -> Any:
 def load_space(path: Path | None = None) -> Space:
     where = "spec/fuzz.yaml" if path is None else str(path)
     path = path or default_space_path()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FairvecError(
-            f"{where}: cannot read the fuzzing input space ({error.strerror})"
-        ) from None
-    except UnicodeDecodeError:
-        raise FairvecError(f"{where}: not UTF-8 text") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        place = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise FairvecError(f"{where}{place}: not valid YAML ({problem})") from None
+    # the spec files' reader: bounded in size, depth and alias expansion (issue 16)
+    data = read_yaml(path, where)
     _validate(data, where)
     _check_spans(data, where)
     return Space(where, data)
