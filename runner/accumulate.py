@@ -529,4 +529,5 @@ def run_for_run(
         on_result=lambda _result: advance(),
         max_line=arguments.max_line_bytes,
         max_crashes=arguments.max_crashes,
+        max_timeouts=arguments.max_timeouts,
     )

@@ -37,6 +37,7 @@ from fairvec.runner.protocol import Hello
 from fairvec.runner.results import KnownFailure, Result, Work
 from fairvec.runner.session import (
     MAX_CRASHES,
+    MAX_TIMEOUTS,
     AnySession,
     ParallelSession,
     Session,
@@ -129,8 +130,17 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         type=positive_int,
         default=MAX_CRASHES,
         metavar="N",
-        help="crashes, hangs or failed restarts in a row, with no answer in between, "
-        f"before the run stops and the rest is not run (default {MAX_CRASHES})",
+        help="crashes, exits or failed restarts in a row, with no answer in between, "
+        f"before the run stops and the rest is not run (default {MAX_CRASHES}; a timeout "
+        "is not counted here)",
+    )
+    adapter.add_argument(
+        "--max-timeouts",
+        type=positive_int,
+        default=MAX_TIMEOUTS,
+        metavar="N",
+        help="timeouts in a row, with no answer in between, before the run stops and the "
+        f"rest is not run (default {MAX_TIMEOUTS})",
     )
     select = run.add_argument_group("selection")
     select.add_argument(
@@ -245,19 +255,29 @@ def _line_cap(text: str) -> int:
 def run_command(arguments: argparse.Namespace) -> int:
     command = adapter_command(arguments)
     check_report_paths(arguments.json, arguments.junit)
+    # read before the adapter starts: a bad list is a usage error, not a wasted run
+    known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
     with verified_release(arguments) as release:  # verified before anything in it is read
-        return _run(arguments, command, release)
+        return _run(arguments, command, release, known)
 
 
-def _run(arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None) -> int:
+def _run(
+    arguments: argparse.Namespace,
+    command: list[str],
+    release: VerifiedSuite | None,
+    known: list[KnownFailure],
+) -> int:
     become_subreaper()  # so a descendant that escapes the adapter's group is still ours
     # SIGTERM and SIGHUP stop the run as Ctrl-C does, up to the last report written.
     with _signals_stop_the_run():
-        return _run_and_report(arguments, command, release)
+        return _run_and_report(arguments, command, release, known)
 
 
 def _run_and_report(
-    arguments: argparse.Namespace, command: list[str], release: VerifiedSuite | None
+    arguments: argparse.Namespace,
+    command: list[str],
+    release: VerifiedSuite | None,
+    known: list[KnownFailure],
 ) -> int:
     # The adapter starts first, and gets ready on another core while the vectors load.
     with _spawned_early(command, arguments) as early:
@@ -266,7 +286,6 @@ def _run_and_report(
         if not selection.works and not chosen:
             raise _nothing_selected(arguments)
         works = selection.works
-        known = read_known_failures(arguments.known_failures) if arguments.known_failures else []
         started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         clock = time.monotonic()
         with _progress(len(works) + len(chosen), enabled=_progress_wanted(arguments)) as advance:
@@ -358,6 +377,7 @@ def _start_session(
         "window": arguments.window,
         "max_line": arguments.max_line_bytes,
         "max_crashes": arguments.max_crashes,
+        "max_timeouts": arguments.max_timeouts,
         "on_result": lambda _result: advance(),
     }
     jobs = jobs_for(arguments.jobs, vectors)

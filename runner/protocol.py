@@ -10,6 +10,8 @@ and everything else goes to the schema, for the verdict and the message
 from __future__ import annotations
 
 import json
+import math
+import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,13 +19,20 @@ from itertools import repeat, takewhile
 from operator import add
 from typing import TYPE_CHECKING, Any
 
-from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads, fast_loads_each
+from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads_each
 
 if TYPE_CHECKING:  # jsonschema is imported where used: it costs start-up time
     import jsonschema
 
 PROTOCOL_VERSION = 1
 SHOWN = 120  # characters of a bad line quoted in a message
+SHOWN_PROBLEM = 300  # characters of a schema message kept (jsonschema quotes the whole value)
+# What a hello may name (protocol.schema.json says the same: maxProperties, maxItems). The
+# suite has 77 algorithms and at most 4 variants of one; the bound keeps a hello's cost,
+# and the warnings and attestation it leads to, small (a hello naming 100,000 algorithms
+# made a run of 108 vectors take 200 s).
+MAX_HELLO_ALGORITHMS = 1000
+MAX_HELLO_VARIANTS = 100
 # Counting brackets is nearly free; only a line with more of them than MAX_NESTING can be
 # nested that deep, so only such a line is walked.
 
@@ -95,24 +104,146 @@ def schema_problem(message: Any, definition: str) -> str | None:
     if error is None:
         return None
     at = "/".join(str(part) for part in error.absolute_path)
-    return f"{at}: {error.message}" if at else error.message
+    said = error.message  # may quote the whole value (an output of megabytes): cut
+    if len(said) > SHOWN_PROBLEM:
+        said = said[:SHOWN_PROBLEM] + "..."
+    return f"{at}: {said}" if at else said
 
 
 def _decode(line: bytes) -> tuple[Any, str | None]:
-    """The JSON value of a line, or the reason it has none."""
+    """The JSON value of a line, or the reason it is not strict JSON. With a reason, the
+    value is what json read anyway where its id can still be trusted (so the line is
+    charged to the vector it names), else None."""
     try:
-        value = fast_loads(line)
+        value, problem = _read(line)
     except UnicodeDecodeError as error:
         return None, f"not UTF-8 (byte {error.start}): {_quote(line)}"
     except json.JSONDecodeError as error:
         return None, f"not JSON ({error.msg} at character {error.pos}): {_quote(line)}"
     except RecursionError:
         return None, f"nested too deeply to read: {_quote(line)}"
-    if line.count(b"[") + line.count(b"{") > MAX_NESTING and deeper_than(
-        value, MAX_NESTING
-    ):
+    if problem is not None:
+        return value, f"{problem}: {_quote(line)}"
+    if line.count(b"[") + line.count(b"{") > MAX_NESTING and deeper_than(value, MAX_NESTING):
         return None, f"nested more than {MAX_NESTING} levels deep: {_quote(line)}"
     return value, None
+
+
+# -- strict JSON ---------------------------------------------------------------------------
+# Python's json reads NaN, Infinity and -Infinity, reads 1e400 as infinity, refuses an
+# integer of more than 4,300 digits with a bare ValueError, and keeps the last of duplicate
+# keys; orjson refuses the first four but keeps the last duplicate too. None of that may
+# pass: a report holding NaN is not JSON, and a duplicate key hides one of two answers.
+# The fast path stays fast: a parsed value written back out holds one ":" per key it kept,
+# plus the ":" inside its strings; the line holds one per key it had, plus the same ":"
+# (some perhaps escaped as \u003a, which b"u003" over-counts). Equal counts mean no key
+# was dropped; any doubt goes to the exact, slower reading (_read_exactly).
+
+
+def _read(line: bytes) -> tuple[Any, str | None]:
+    """The value of a line and, when it is not strict JSON, why; raises what json.loads
+    raises for a line that is no JSON at all."""
+    parsed = fast_loads_each([line])  # orjson's, which refuses NaN and the infinities
+    if parsed is not None and _no_key_dropped(compact_ascii(parsed[0]).count(b":"), line):
+        return parsed[0], None
+    try:
+        value = json.loads(line)
+        written = _FINITE.encode(value)  # ValueError for NaN and the infinities
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:  # too many digits, or not finite: the exact reading says which
+        return _read_exactly(line)
+    if _no_key_dropped(written.count(":"), line):
+        return value, None
+    return _read_exactly(line)
+
+
+_FINITE = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+
+
+def _no_key_dropped(written_colons: int, line: bytes) -> bool:
+    """Whether a value written with ``written_colons`` ":" surely kept every key of
+    ``line`` (see above)."""
+    escaped = line.count(b"u003") if b"\\" in line else 0  # (no backslash: none; memchr)
+    return written_colons == line.count(b":") + escaped
+
+
+def keys_kept(messages: list[Any], lines: list[bytes]) -> bool:
+    """Whether ``messages``, orjson's reading of ``lines``, surely kept every key: one
+    check for a whole batch (each line's count can only fall short, never exceed)."""
+    joined = b"\n".join(lines)
+    return _no_key_dropped(compact_ascii(messages).count(b":"), joined)
+
+
+# (the words fairvec/accumulate.py uses when it meets one in an accumulated case's answer)
+NOT_A_NUMBER = "the answer is not JSON: NaN and infinities are not JSON numbers"
+
+
+class _Exact:
+    """json.loads' hooks, noting the first way the text is not strict JSON and reading on
+    (so that the line's id is still known)."""
+
+    def __init__(self) -> None:
+        self.problem: str | None = None
+        self.id_doubled = False
+
+    def note(self, problem: str) -> None:
+        if self.problem is None:
+            self.problem = problem
+
+    def constant(self, name: str) -> None:
+        self.note(f"{NOT_A_NUMBER} (it holds {name}; send null, or the value as a string)")
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self.note(
+                f"{NOT_A_NUMBER} (it holds {text[:40]}, beyond a double: it reads as "
+                "infinity; send it as a string)"
+            )
+        return value
+
+    def integer(self, text: str) -> int | None:
+        try:
+            return int(text)
+        except ValueError:  # beyond sys.get_int_max_str_digits()
+            self.note(
+                f"an integer of {len(text.lstrip('-')):,} digits, more than the "
+                f"{sys.get_int_max_str_digits():,} the runner reads (send it as a string)"
+            )
+            return None
+
+    def pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(pairs)
+        if len(value) < len(pairs):
+            twice = _first_repeated([key for key, _ in pairs])
+            self.id_doubled = self.id_doubled or twice == "id"
+            self.note(f"duplicate key {twice!r} in one object (send each key once)")
+        return value
+
+
+def _first_repeated(keys: list[str]) -> str:
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            return key
+        seen.add(key)
+    return ""
+
+
+def _read_exactly(line: bytes) -> tuple[Any, str | None]:
+    """The slow reading: every number, constant and object seen by a hook."""
+    exact = _Exact()
+    value = json.loads(
+        line,
+        object_pairs_hook=exact.pairs,
+        parse_constant=exact.constant,
+        parse_float=exact.number,
+        parse_int=exact.integer,
+    )
+    if exact.id_doubled:
+        return None, exact.problem  # which of the two ids is the answer's? neither is sure
+    return value, exact.problem
 
 
 def parse_hello(line: bytes) -> Hello:
@@ -121,10 +252,29 @@ def parse_hello(line: bytes) -> Hello:
         raise ValueError(problem)
     if not isinstance(message, dict) or message.get("type") != "hello":
         raise ValueError(f'the first line must be {{"type": "hello", ...}}, got {_quote(line)}')
+    _check_hello_size(message.get("algorithms"))
     problem = None if _plain_hello(message) else schema_problem(message, "hello")
     if problem:
         raise ValueError(f"{problem} (in {_quote(line)})")
     return Hello(message["name"], message["version"], message["algorithms"])
+
+
+def _check_hello_size(algorithms: Any) -> None:
+    """Refuse a hello naming more than the protocol allows, before anything walks it (the
+    schema says the same, but its message would quote the whole object)."""
+    if not isinstance(algorithms, dict):
+        return
+    if len(algorithms) > MAX_HELLO_ALGORITHMS:
+        raise ValueError(
+            f"algorithms: {len(algorithms):,} named, more than the {MAX_HELLO_ALGORITHMS:,} a "
+            "hello may name: name only the algorithms you implement"
+        )
+    for algorithm, variants in algorithms.items():
+        if isinstance(variants, list) and len(variants) > MAX_HELLO_VARIANTS:
+            raise ValueError(
+                f"algorithms/{algorithm[:80]}: {len(variants):,} variants listed, more than "
+                f"the {MAX_HELLO_VARIANTS} a hello may list for one algorithm"
+            )
 
 
 def _plain_hello(message: dict[str, Any]) -> bool:
@@ -149,7 +299,7 @@ def _plain_hello(message: dict[str, Any]) -> bool:
 def parse_response(line: bytes) -> Response:
     message, problem = _decode(line)
     if problem:
-        return Response(None, {}, problem)
+        return Response(_named(message), {}, problem)
     if not isinstance(message, dict):
         return Response(None, {}, f"not a JSON object: {_quote(line)}")
     vector_id = message.get("id")
@@ -162,16 +312,22 @@ def parse_response(line: bytes) -> Response:
     return Response(named, message)
 
 
+def _named(message: Any) -> str | None:
+    """The id a line names, if it names one readably."""
+    vector_id = message.get("id") if isinstance(message, dict) else None
+    return vector_id if isinstance(vector_id, str) else None
+
+
 def plain_response(line: bytes) -> dict[str, Any] | None:
     """The message of a line that is plainly a valid response (see _plainly_valid), or
     None, for parse_response to say what else it is. The runner's per-line fast path."""
     if line.count(b"[") + line.count(b"{") > MAX_NESTING:
         return None  # perhaps nested too deep: parse_response decides
     try:
-        message = fast_loads(line)
+        message, problem = _read(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
         return None
-    if type(message) is dict and _plainly_valid(message):
+    if problem is None and type(message) is dict and _plainly_valid(message):
         return message
     return None
 
@@ -193,7 +349,7 @@ def _plain_prefix(lines: list[bytes]) -> list[dict[str, Any]]:
     shallow = list(takewhile(lambda count: count <= MAX_NESTING, opened))
     lines = lines[: len(shallow)]  # a deeper one is left to parse_response's nesting check
     messages = fast_loads_each(lines)
-    if messages is None:  # one line is not JSON, or orjson cannot read it: one by one
+    if messages is None or not keys_kept(messages, lines):  # one by one: which line is it?
         found = []
         for line in lines:
             message = plain_response(line)

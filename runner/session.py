@@ -10,11 +10,15 @@ the head's answer carries the wrong id. The next stdout line settles it: if it n
 same later request again, the first line was the head's answer under a wrong id (the head
 errors, the later request keeps its own answer); otherwise the head was skipped (it errors
 with "no response") and the later request is judged on that line. A line naming a vector
-already ended charges that vector ("answered more than once"); a line naming no request,
-or no valid line at all, charges the head. A crash or a hang charges the head; the adapter
-is restarted and the requests queued behind the head are sent again. After
-``max_crashes`` crashes, hangs or failed restarts in a row with no answer in between, the
-run stops: the vectors left are "not run" and the run exits 2.
+already ended charges that vector ("answered more than once"). A line naming no request
+(an unknown id, or no readable id) is held too: if the next line answers the head, it
+concerned no vector (a stray line, warned about); if the next names another request, or the
+adapter exits or times out first, the head's answer was missing or was that line, and the
+head alone is charged. A crash or a hang charges the head; the adapter is restarted and the
+requests queued behind the head are sent again. A vector tagged ``slow`` gets
+``SLOW_FACTOR`` times the timeout. After ``max_crashes`` crashes or failed restarts in a row
+with no answer in between, or ``max_timeouts`` timeouts in a row (a timeout is not a crash:
+it has a budget of its own), the run stops: the vectors left are "not run" and it exits 2.
 """
 
 from __future__ import annotations
@@ -50,7 +54,21 @@ from fairvec.runner.protocol import (
 )
 from fairvec.runner.results import Result, Work
 
-MAX_CRASHES = 5  # --max-crashes: crashes, hangs or failed restarts in a row before giving up
+MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giving up
+# --max-timeouts: timeouts in a row, with no answer in between, before giving up. Larger than
+# MAX_CRASHES: a run of slow vectors (already given SLOW_FACTOR x the timeout) may time out
+# together on a loaded machine without the adapter being broken.
+MAX_TIMEOUTS = 10
+# A vector tagged slow (the bustabit chain walks: seconds in any port) gets this many times
+# --timeout: under load, five of them in a row once timed out at --timeout 3.
+SLOW_TAG = "slow"
+SLOW_FACTOR = 10
+# A line naming no request, with nothing else in flight to settle whose it was: the head's
+# own answer gets this long to follow it (a log line on stdout, then the answer), after which
+# the line is taken for the head's answer.
+UNPLACED_GRACE = 1.0
+STRAY_KEPT = 1000  # stray lines quoted; beyond, only counted (an adapter may flood them)
+ON_STDERR = "an answer arrived on stderr: adapters answer on stdout"
 STDERR_KEPT = 200  # stderr lines kept per adapter process
 STDERR_LINE_SHOWN = 500  # characters of one stderr line kept
 STDERR_SHOWN = 40  # stderr lines at most in a report entry (head and tail of a long trace)
@@ -71,12 +89,14 @@ class _Flight:
     """A request sent and not yet ended (one per vector: a plain class with slots, made
     fast)."""
 
-    __slots__ = ("head_since", "id", "work")
+    __slots__ = ("head_since", "id", "limit", "order", "work")
 
-    def __init__(self, work: Work, head_since: float) -> None:
+    def __init__(self, work: Work, head_since: float, limit: float, order: int) -> None:
         self.work = work
         self.id = str(work.vector["id"])
         self.head_since = head_since  # when it became the oldest unanswered request
+        self.limit = limit  # seconds it may take as the head
+        self.order = order  # sent after every flight with a lower one
 
 
 @contextmanager
@@ -124,6 +144,7 @@ class Session:
         startup_timeout: float = 30.0,
         max_line: int = DEFAULT_MAX_LINE,
         max_crashes: int = MAX_CRASHES,
+        max_timeouts: int = MAX_TIMEOUTS,
         on_result: Callable[[Result], None] = lambda _result: None,
         judge: Callable[[dict[str, Any], str, dict[str, Any], dict[str, Any]], Result] = judge,
         process: AdapterProcess | None = None,
@@ -138,18 +159,26 @@ class Session:
         self.startup_timeout = startup_timeout
         self.max_line = max_line
         self.max_crashes = max_crashes
+        self.max_timeouts = max_timeouts
         self.on_result = on_result
         self.restarts = 0
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
         self.stray_lines: list[str] = []  # lines that concern no vector (quoted)
         self.warnings: list[str] = []  # for the report (ParallelSession has its own)
-        self._losses = 0  # crashes, hangs, failed restarts since the last answer
+        self._losses = 0  # crashes, exits, failed restarts since the last answer
+        self._timeouts = 0  # timeouts since the last answer (a budget of their own)
         self._pending: deque[Work] = deque()
         self._inflight: deque[_Flight] = deque()
         self._by_id: dict[str, _Flight] = {}
         self._ended_here: dict[str, Result] = {}  # vectors this process was asked, and ended
         self._tentative: _Tentative | None = None
+        # lines naming no request since the head's turn began: (the head's charge, if it
+        # was the head's answer; the line as a stray line, if it was not)
+        self._unplaced: list[tuple[str, str]] = []
+        self._unplaced_since = 0.0  # when the last of them came
+        self._sent = 0  # requests sent by this session: each flight's order
+        self._stderr_answered: set[str] = set()  # in flight, with a bad answer on stderr
         self._backlog: list[Event] = []  # events read with the hello line
         self._stderr: deque[str] = deque(maxlen=STDERR_KEPT)
         self._stderr_total = 0
@@ -313,13 +342,21 @@ class Session:
         return works
 
     def _fill(self) -> None:
-        """Send requests up to the window, in one write."""
+        """Send requests up to the window, in one write; one more while a line naming no
+        request waits for the next answer to say whose it was (at --window 1, say)."""
         assert self.process
-        works = self._next_works(self.window - len(self._inflight))
+        room = self.window - len(self._inflight) + (len(self._unplaced) > 0)
+        works = self._next_works(room)
         if not works:
             return
         now = time.monotonic()
-        flights = [_Flight(work, now) for work in works]
+        first = self._sent
+        self._sent += len(works)
+        quick, slow = self.timeout, self.timeout * SLOW_FACTOR  # each vector's time limit
+        flights = [
+            _Flight(work, now, slow if SLOW_TAG in work.vector.get("tags", ()) else quick, order)
+            for order, work in enumerate(works, first)
+        ]
         self._inflight.extend(flights)
         self._by_id.update([(flight.id, flight) for flight in flights])
         self.process.send(b"".join([request_bytes(work.vector, work.algorithm) for work in works]))
@@ -331,7 +368,10 @@ class Session:
         if self._backlog:
             events, self._backlog = self._backlog, []
         else:
-            deadline = self._inflight[0].head_since + self.timeout
+            head = self._inflight[0]
+            deadline = head.head_since + head.limit
+            if self._unplaced and len(self._inflight) == 1:  # no later answer will settle it
+                deadline = min(deadline, self._unplaced_since + UNPLACED_GRACE)
             events = process.poll(max(deadline - time.monotonic(), 0.0))
             if not events and time.monotonic() >= deadline:
                 self._on_timeout()
@@ -353,7 +393,7 @@ class Session:
         the head of its turn, with no earlier line waiting to be settled (judged as a
         batch, see judge_outputs). Returns how many were answered: 0, having done nothing,
         when the run is not all such lines (the general path then takes them one by one)."""
-        if self._tentative is not None:
+        if self._tentative is not None or self._unplaced:
             return 0
         end = start
         limit = min(len(events), start + len(self._inflight))
@@ -398,7 +438,7 @@ class Session:
             self._finish(result)
         if self._inflight:
             self._inflight[0].head_since = now
-        self._losses = 0
+        self._alive()
         self._stderr_mark = self._stderr_total
 
     def _on_event(self, event: Event) -> None:
@@ -417,21 +457,55 @@ class Session:
     # -- stdout lines --------------------------------------------------------------------
 
     def _on_line(self, response: Response) -> None:
-        tentative, self._tentative = self._tentative, None
-        if tentative is not None:
-            same = response.id == tentative.flight.id and tentative.flight.id in self._by_id
-            if same and self._inflight and self._inflight[0] is not tentative.flight:
-                head = self._inflight[0].id
-                self._charge_head(
-                    f"the adapter answered with id {tentative.flight.id!r}, a later request's, "
-                    f"not {head!r}, and then answered {tentative.flight.id!r} again"
-                )
-            else:
-                self._accept(tentative)
+        if self._tentative is not None:
+            self._settle_tentative(self._flight_of(response))
+        flight = self._flight_of(response)
+        if self._unplaced and flight is not None:
+            self._settle_unplaced(flight)
         self._route(response)
 
+    def _flight_of(self, response: Response) -> _Flight | None:
+        return self._by_id.get(response.id) if response.id is not None else None
+
+    def _settle_tentative(self, flight: _Flight | None) -> None:
+        """The line held for naming a later request, judged by the next one, ``flight``'s
+        (None: it names no request in flight)."""
+        tentative, self._tentative = self._tentative, None
+        assert tentative is not None
+        later, head = tentative.flight, self._inflight[0]
+        if later.id not in self._by_id or later is head:
+            self._accept(tentative)  # (it ended meanwhile, or nothing is left before it)
+        elif flight is later:  # named again: the first was the head's answer, mislabelled
+            self._charge_head(
+                f"the adapter answered with id {later.id!r}, a later request's, not "
+                f"{head.id!r}, and then answered {later.id!r} again"
+            )
+        elif flight is not None and flight.order < later.order:
+            if flight is head:  # the head answers now: that line was no one's, in order
+                said = tentative.response.problem or quote(str(tentative.response.message))
+                self._stray(f"{said} (naming {later.id!r} before {head.id!r} was answered)")
+            else:  # a request before it answers next: it was the head's, mislabelled
+                self._charge_head(
+                    f"the adapter answered with id {later.id!r}, a later request's, not "
+                    f"{head.id!r}, and then answered {flight.id!r}, which came before it"
+                )
+        else:
+            self._accept(tentative)
+
+    def _settle_unplaced(self, flight: _Flight) -> None:
+        """Lines naming no request came before this line, ``flight``'s answer: if it is
+        the head's, they concerned no vector; else the head's answer was one of them, or
+        missing, and the head alone is charged."""
+        held, self._unplaced = self._unplaced, []
+        if flight is not self._inflight[0]:
+            charge, _line = held.pop(0)
+            more = f" (and {len(held)} more such line(s))" if held else ""
+            self._charge_head(charge + more)
+        for _charge, line in held:
+            self._stray(line)
+
     def _route(self, response: Response) -> None:
-        flight = self._by_id.get(response.id) if response.id is not None else None
+        flight = self._flight_of(response)
         if flight is not None:
             if flight is self._inflight[0]:
                 self._answer(flight, response)
@@ -440,14 +514,25 @@ class Session:
         elif response.id is not None and response.id in self._ended_here:
             self._answered_again(self._ended_here[response.id])
         elif not self._inflight:
-            self.stray_lines.append(response.problem or quote(str(response.message)))
-        elif response.problem is not None:
-            self._charge_head(f"the adapter wrote a bad line on stdout: {response.problem}")
+            self._stray(response.problem or quote(str(response.message)))
         else:
-            self._charge_head(
-                f"the adapter answered id {response.id!r}, which was not asked; expected "
-                f"{self._inflight[0].id!r}"
-            )
+            line = response.problem or quote(str(response.message))
+            self._unplaced.append((self._head_charge(response), line))
+            self._unplaced_since = time.monotonic()
+
+    def _head_charge(self, response: Response) -> str:
+        """What the head is charged with if a line naming no request was its answer."""
+        if response.problem is not None:
+            return f"the adapter wrote a bad line on stdout: {response.problem}"
+        return (
+            f"the adapter answered id {response.id!r}, which was not asked; expected "
+            f"{self._inflight[0].id!r}"
+        )
+
+    def _stray(self, line: str) -> None:
+        """A line that concerned no vector: warned about, never charged."""
+        kept = len(self.stray_lines) < STRAY_KEPT
+        self.stray_lines.append(line if kept else "(not kept)")
 
     def _accept(self, tentative: _Tentative) -> None:
         """The line naming a later request was its answer: the requests before it were
@@ -466,7 +551,7 @@ class Session:
 
     def _answer(self, flight: _Flight, response: Response) -> None:
         self._remove(flight)
-        self._losses = 0
+        self._alive()
         if response.problem is not None:
             result = self._error(flight, f"the adapter sent a bad response: {response.problem}")
         else:
@@ -480,7 +565,7 @@ class Session:
     def _charge_head(self, message: str) -> None:
         flight = self._inflight[0]
         self._remove(flight)
-        self._losses = 0  # a bad line is still a sign of life
+        self._alive()  # a bad line is still a sign of life
         result = self._error(flight, message)
         self._ended_here[flight.id] = result
         self._finish(result)
@@ -499,19 +584,35 @@ class Session:
     def _on_stderr(self, line: bytes) -> None:
         """stderr is for logs, but a protocol response there is a misrouted answer."""
         self._keep_stderr(line)
+        line = line.strip()
         if not (line.startswith(b"{") and b'"id"' in line):
             return  # not even shaped like a response: a log line
         response = parse_response(line)
-        flight = self._by_id.get(response.id) if response.id else None
-        if flight is None or response.problem is not None:
+        if response.id is None:
+            return
+        flight = self._by_id.get(response.id)
+        if flight is None:
+            self._note_stderr(self._ended_here.get(response.id))
+            return
+        if response.problem is not None:  # perhaps a log line; if the vector errors, say so
+            self._stderr_answered.add(flight.id)
             return
         if self._tentative is not None and self._tentative.flight is flight:
             self._tentative = None
+        if self._unplaced and flight is self._inflight[0]:
+            self._settle_unplaced(flight)  # they were not its answer: this was
         self._remove(flight)
-        self._losses = 0
+        self._alive()
         result = self._error(flight, "the adapter wrote its response on stderr, not stdout")
         self._ended_here[flight.id] = result
         self._finish(result)
+
+    @staticmethod
+    def _note_stderr(result: Result | None) -> None:
+        """A vector already charged (no response, say) whose answer then came on stderr:
+        its message says where the answer went."""
+        if result is not None and result.status == "error" and ON_STDERR not in result.message:
+            result.message += f"; {ON_STDERR}"
 
     def _keep_stderr(self, line: bytes) -> None:
         text = line.decode("utf-8", errors="replace")
@@ -552,9 +653,31 @@ class Session:
                 self._inflight[0].head_since = time.monotonic()
             return
         assert self.process
+        head = self._inflight[0]
         for event in self.process.drain_stderr():
             self._on_event(event)
-        self._lose(f"no response within {self.timeout:g}s; the adapter was killed and restarted")
+        if not self._inflight or self._inflight[0] is not head:
+            return  # its answer came on stderr, and was charged there: the next one's turn
+        if self._unplaced and time.monotonic() < head.head_since + head.limit:
+            charge = self._unplaced[0][0]  # the grace ran out: that line was its answer
+            self._lose(
+                f"{charge}; nothing followed within {UNPLACED_GRACE:g}s (the adapter was "
+                "killed and restarted)",
+                crash=False,
+            )
+            return
+        self._lose(
+            f"no response within {head.limit:g}s; the adapter was killed and restarted"
+            + self._unplaced_note(),
+            crash=False,
+        )
+
+    def _unplaced_note(self) -> str:
+        """For a head lost while lines naming no request were held: they are quoted."""
+        if not self._unplaced:
+            return ""
+        count, first = len(self._unplaced), self._unplaced[0][1]
+        return f" (before that it wrote {count} line(s) naming no request, the first: {first})"
 
     def _on_exit(self, partial: bytes) -> None:
         """stdout closed: the adapter exited, or closed it and carries on (then it is killed)."""
@@ -572,15 +695,17 @@ class Session:
         if partial:
             message += f" after writing an unterminated line {quote(partial)}"
         if self._inflight:
-            self._lose(message + " while handling this vector")
+            self._lose(message + " while handling this vector" + self._unplaced_note())
         else:
             if partial:
-                self.stray_lines.append(quote(partial))
+                self._stray(quote(partial))
             process.kill()
             self.process = None
 
-    def _lose(self, message: str) -> None:
-        """The head is charged with the loss; the requests behind it are sent again later."""
+    def _lose(self, message: str, *, crash: bool = True) -> None:
+        """The head is charged with the loss; the requests behind it are sent again later.
+        A crash counts toward max_crashes; a timeout does not (a slow vector is no sign of
+        a broken adapter, and the head alone pays for it)."""
         assert self.process
         head = self._inflight.popleft()
         self._finish(self._error(head, message))
@@ -589,16 +714,37 @@ class Session:
         self._by_id.clear()
         self._ended_here.clear()
         self._tentative = None
+        self._unplaced = []
+        self._stderr_answered.clear()
         self._backlog = []
         self.process.kill()
         self.process = None
-        self._count_loss(message)
+        if crash:
+            self._count_loss(message)
+        else:
+            self._count_timeout(message)
+
+    def _alive(self) -> None:
+        """An answer (even a bad one) came: both budgets start again."""
+        self._losses = 0
+        self._timeouts = 0
+
+    def _count_timeout(self, message: str) -> None:
+        """Timeouts have their own budget: one slow vector is no sign of a broken adapter,
+        but an adapter that answers nothing, time after time, would otherwise hold the run
+        for timeout x vectors (54 hours for the whole suite at 10 s)."""
+        self._timeouts += 1
+        if self._timeouts >= self.max_timeouts:
+            self._give_up(
+                f"the adapter answered nothing in time {self._timeouts} times in a row "
+                f"(last: {message})"
+            )
 
     def _count_loss(self, message: str) -> None:
         self._losses += 1
         if self._losses >= self.max_crashes:
             self._give_up(
-                f"the adapter crashed, hung or failed to start {self._losses} times in a row "
+                f"the adapter crashed or failed to start {self._losses} times in a row "
                 f"with no answer in between (last: {message})"
             )
 
@@ -642,7 +788,7 @@ class Session:
             for event in process.poll(remaining):
                 if event.kind == "stdout-closed":
                     if event.line:
-                        self.stray_lines.append(quote(event.line))
+                        self._stray(quote(event.line))
                 else:
                     self._on_event(event)
         process.kill()
@@ -663,6 +809,9 @@ class Session:
 
     def _error(self, flight: _Flight, message: str) -> Result:
         work = flight.work
+        if flight.id in self._stderr_answered:
+            self._stderr_answered.discard(flight.id)
+            message += f"; {ON_STDERR}"
         return Result(
             work.vector,
             work.algorithm,
@@ -673,6 +822,8 @@ class Session:
         )
 
     def _finish(self, result: Result) -> None:
+        if self._stderr_answered:  # (it ended: what came on stderr no longer matters)
+            self._stderr_answered.discard(result.id)
         self._results.append(result)
         self.on_result(result)
 

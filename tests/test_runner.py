@@ -231,7 +231,10 @@ def test_the_digest_names_the_vectors_run() -> None:
             "no vector matches the selection",
         ),
         (["run", "--vectors", "/nonexistent", "--bundled", "python"], "no vectors folder here"),
-        (["run", "--bundled", "python", "--known-failures", "/nonexistent"], "cannot read it"),
+        (
+            ["run", "--bundled", "python", "--known-failures", "/nonexistent"],
+            "cannot read a known-failures list",
+        ),
         (["run", *THREE, "--", "/nonexistent/adapter"], "cannot start '/nonexistent/adapter'"),
     ],
 )

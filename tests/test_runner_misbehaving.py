@@ -149,7 +149,7 @@ def test_an_adapter_that_keeps_crashing_stops_the_run(tmp_path: Path) -> None:
     assert done.status == 2
     assert report["summary"]["error"] == 3 and report["restarts"] == 2
     assert report["summary"]["not_run"] == report["summary"]["total"] - 3 > 0
-    assert "crashed, hung or failed to start 3 times in a row" in done.stderr
+    assert "crashed or failed to start 3 times in a row" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert time.monotonic() - started < 30
 

@@ -100,3 +100,27 @@ def test_requests_are_ascii_and_carry_any_string() -> None:
     assert line.isascii()
     assert json.loads(line)["input"] == vector["input"]
     assert schema_accepts(json.loads(line), "request")
+
+
+@pytest.mark.parametrize(("algorithms", "variants"), [(1000, 0), (1001, 0), (1, 100), (1, 101)])
+def test_the_hello_bounds_are_the_schemas(algorithms: int, variants: int) -> None:
+    listed = {f"a.b{n}": [f"v{v}" for v in range(variants)] for n in range(algorithms)}
+    message = {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": listed}
+    try:
+        parse_hello(json.dumps(message).encode())
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert accepted == schema_accepts(message, "hello") == (algorithms <= 1000 and variants <= 100)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"id": "a", "output": "x" * 100_000, "error": {"code": "c"}},
+        {"id": "a", "output": {"k": "x" * 100_000}, "unsupported": True},
+    ],
+)
+def test_a_schema_message_never_quotes_a_whole_output(message: Any) -> None:
+    problem = parse_response(json.dumps(message).encode()).problem
+    assert problem is not None and len(problem) < 1000

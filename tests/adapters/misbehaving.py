@@ -9,7 +9,13 @@ next request's id, then answers that one), duplicate, partial-exit (half a line,
 exit 3), close-stdout (closes stdout and sleeps), ansi-stderr (colour codes and control
 characters on stderr, then crash), panic (a Rust panic and 60 backtrace lines, then exit
 101), raise (log lines, then a real Python traceback), echo (output = the input received),
-grandchildren (starts a child and a setsid'd child, records their pids, then hangs).
+grandchildren (starts a child and a setsid'd child, records their pids, then hangs),
+flood (200 answers to ids nobody asked, then the right answer), two-ahead (answers with the
+id of the request two after it, then answers those two), stderr-late (answers the next two
+requests on stdout first, then this one on stderr), huge-integer (an output integer of 5,000
+digits), nan, infinity, minus-infinity, overflow (1e400) (that literal in the output),
+duplicate-key (a key twice inside the output), duplicate-output (the key "output" twice,
+the right answer last), sleep (sleeps --sleep seconds, default 1.5, then answers).
 
 Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
 crash-after-restart (crashes on every start after the first, via a marker file given as
@@ -18,6 +24,7 @@ the next word).
 Options: --algorithms JSON (the hello's algorithms instead of the reference's);
 --pids FILE (append this process's pid, and any it starts, one a line); --crash-one-in N
 (crash on the vectors whose id's CRC-32 is 0 modulo N, whichever process gets them);
+--many-algorithms N (the hello also names N algorithms the suite does not have);
 --greet-late FILE (every instance started after the first, as FILE.first remembers, waits 2 s
 before its hello; each instance appends "hello TIME" and "request TIME", its first
 request's, to FILE).
@@ -35,6 +42,10 @@ from pathlib import Path
 from typing import Any
 
 PANIC_FRAMES = 60
+FLOOD = 200  # lines to ids nobody asked, in flood mode
+# Numbers in an output that are not JSON (the json module writes and reads them anyway).
+LITERALS = {"nan": "NaN", "infinity": "Infinity", "minus-infinity": "-Infinity"}
+LITERALS["overflow"] = "1e400"  # reads as infinity
 
 
 def reference_answer(request: dict[str, Any]) -> dict[str, Any]:
@@ -86,13 +97,14 @@ def start_up(startup: str, words: list[str]) -> None:
         marker.write_text("started once")
 
 
-def hello(algorithms: str | None) -> dict[str, Any]:
+def hello(algorithms: str | None, many: int = 0) -> dict[str, Any]:
     if algorithms is None:
         from fairvec.reference import registry
 
         listed = {name: list(a.variants) for name, a in registry().items()}
     else:
         listed = json.loads(algorithms)
+    listed.update({f"nosuch.algorithm_{number}": [] for number in range(many)})
     return {"type": "hello", "protocol": 1, "name": "misbehaving", "version": "0",
             "algorithms": listed}  # fmt: skip
 
@@ -141,8 +153,36 @@ def misbehave(mode: str, request: dict[str, Any], pids: str | None) -> bool:
         emit(reference_answer(request))
     elif mode == "echo":
         emit({"id": request["id"], "output": request["input"]})
-    else:
+    elif not misbehave_in_json(mode, request):
         return misbehave_fatally(mode, pids)
+    return True
+
+
+def ticket_of(request: dict[str, Any], number: str) -> str:
+    """An answer whose output's ticket is ``number``, written as it is."""
+    return '{"id": ' + json.dumps(request["id"]) + ', "output": {"ticket": ' + number + "}}"
+
+
+def misbehave_in_json(mode: str, request: dict[str, Any]) -> bool:
+    """The modes that write what is not quite JSON; False when the mode is not one of these."""
+    right = json.dumps(reference_answer(request))
+    if mode == "flood":
+        for number in range(FLOOD):
+            emit({"id": f"nobody-asked-{number}", "output": {"ticket": number}})
+        emit(right)
+    elif mode == "huge-integer":
+        emit(ticket_of(request, "7" * 5000))
+    elif mode in LITERALS:
+        emit(ticket_of(request, LITERALS[mode]))
+    elif mode == "duplicate-key":  # inside the output: last wins, and is the right value
+        emit(right.replace('"output": {', '"output": {"move": "stone", ', 1))
+    elif mode == "duplicate-output":  # a wrong output, then the right one
+        emit(right.replace('"output": ', '"output": {"move": "stone"}, "output": ', 1))
+    elif mode == "sleep":
+        time.sleep(float(GIVEN.get("sleep", 1.5)))
+        emit(right)
+    else:
+        return False
     return True
 
 
@@ -189,8 +229,26 @@ def note(log: str, event: str) -> None:
         stream.write(f"{event} {time.time()!r}\n")
 
 
+GIVEN: dict[str, str] = {}  # the options, for the modes that take one
+
+
+def answer_ahead(mode: str, request: dict[str, Any], lines: Any) -> None:
+    """The modes that read the next two requests before answering this one."""
+    following = [json.loads(next(lines)), json.loads(next(lines))]
+    if mode == "two-ahead":
+        emit({**reference_answer(request), "id": following[1]["id"]})
+        for later in following:
+            emit(reference_answer(later))
+    else:  # stderr-late: the later answers on stdout, then this one on stderr
+        for later in following:
+            emit(reference_answer(later))
+        time.sleep(0.3)
+        emit(reference_answer(request), sys.stderr)
+
+
 def main(arguments: list[str]) -> None:
     given, words = options(arguments)
+    GIVEN.update(given)
     pids = given.get("pids")
     record_pid(pids, os.getpid())
     startup = words[0] if words and ":" not in words[0] else ""
@@ -200,7 +258,7 @@ def main(arguments: list[str]) -> None:
     late = given.get("greet-late")
     if late:
         greet_late(late)
-    emit(hello(given.get("algorithms")))
+    emit(hello(given.get("algorithms"), int(given.get("many-algorithms", 0))))
     if startup == "hello-then-exit":
         return
     lines = iter(sys.stdin)
@@ -218,6 +276,8 @@ def main(arguments: list[str]) -> None:
             following = json.loads(next(lines))
             emit({**reference_answer(request), "id": following["id"]})
             emit(reference_answer(following))
+        elif mode in ("two-ahead", "stderr-late"):
+            answer_ahead(mode, request, lines)
         elif mode is None or not misbehave(mode, request, pids):
             emit(reference_answer(request))
 

@@ -1,0 +1,328 @@
+"""Issue 16, hardening round 3, the adapter-facing items: lines that are not strict JSON
+(huge integers, NaN and infinities, duplicate keys), misbehaviour charged to the vector
+whose answer was wrong or missing and to no other, slow vectors and timeouts, a hello
+naming too many algorithms, and answers written on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FIRE, GRASS, THREE, WATER, check_reports, fairvec, misbehaving
+
+from fairvec.runner.protocol import (
+    MAX_HELLO_ALGORITHMS,
+    parse_hello,
+    parse_response,
+    plain_response,
+    plain_responses,
+)
+from fairvec.vectorfiles import default_vectors_root, load_vector_files
+
+PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
+VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {result["id"]: result["status"] for result in report["results"]}
+
+
+def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
+    return next(result for result in report["results"] if result["id"] == vector_id)
+
+
+def run_three(tmp_path: Path, *adapter: str, extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = fairvec(
+        "run", *THREE, *extra, "--json", json_path, "--junit", junit_path, *misbehaving(*adapter)
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert json_path.exists(), done.stdout + done.stderr
+    return done, check_reports(json_path, junit_path)
+
+
+def strict_report(path: Path) -> dict[str, Any]:
+    """The JSON report, read as strict JSON readers do (no NaN, no Infinity)."""
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"the report holds {name}, which strict JSON readers refuse")
+
+    report: dict[str, Any] = json.loads(path.read_text("utf-8"), parse_constant=refuse)
+    return report
+
+
+# -- 1, 2, 3: lines that are not strict JSON ----------------------------------------------
+
+# mode, the words the vector's message must hold
+NOT_STRICT = [
+    ("huge-integer", "5,000 digits"),
+    ("nan", "NaN"),
+    ("infinity", "Infinity"),
+    ("minus-infinity", "-Infinity"),
+    ("overflow", "1e400"),
+    ("duplicate-key", "duplicate key 'move'"),
+    ("duplicate-output", "duplicate key 'output'"),
+]
+
+
+@pytest.mark.parametrize(("mode", "words"), NOT_STRICT)
+def test_a_line_that_is_not_strict_json_errors_its_vector_alone(
+    tmp_path: Path, mode: str, words: str
+) -> None:
+    done, _report = run_three(tmp_path, f"{mode}:{GRASS}")
+    report = strict_report(tmp_path / "report.json")
+    assert statuses(report) == {**PASS3, GRASS: "error"}, done.stdout + done.stderr
+    message = result_of(report, GRASS)["message"]
+    assert words in message
+    assert "the adapter sent a bad response" in message  # charged by its id, not as the head
+    assert len(message) < 400
+    assert done.status == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (b'{"id": "v", "output": ' + b"1" * 5000 + b"}", "5,000 digits"),
+        (b'{"id": "v", "output": NaN}', "NaN"),
+        (b'{"id": "v", "output": [Infinity]}', "Infinity"),
+        (b'{"id": "v", "output": {"x": -Infinity}}', "-Infinity"),
+        (b'{"id": "v", "output": 1e400}', "1e400"),
+        (b'{"id": "v", "output": -1E+400}', "-1E+400"),
+        (b'{"id": "v", "output": {"a": {"b": 1, "b": 1}}}', "duplicate key 'b'"),
+        (b'{"id": "v", "output": {"a\\u003a": 1, "a:": 2}}', "duplicate key 'a:'"),
+        (b'{"id": "v", "output": {"x": 1, "\\u0078": 1}}', "duplicate key 'x'"),
+    ],
+)
+def test_not_strict_json_is_a_problem_naming_the_vector_and_why(line: bytes, words: str) -> None:
+    parsed = parse_response(line)
+    assert parsed.id == "v"
+    assert parsed.problem is not None and words in parsed.problem
+    assert plain_response(line) is None
+    assert plain_responses([line]) == []
+
+
+def test_a_duplicate_id_is_not_trusted_to_name_a_vector() -> None:
+    parsed = parse_response(b'{"id": "a", "id": "b", "output": 1}')
+    assert parsed.id is None and parsed.problem is not None and "'id'" in parsed.problem
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id": "v", "output": {"at": "12:30:45", "url": "http://x"}}',
+        b'{"id": "v", "output": {"a\\u003a": 1, "b": "\\u003a:"}}',
+        b'{"id": "v", "output": {"\\u0078": 1, "y": [1e300, -1e-300, 2.5]}}',
+        b'{"id": "v", "output": 123456789012345678901234567890}',
+        b'{"id": "v", "error": {"code": "c", "message": "NaN: Infinity"}}',
+    ],
+)
+def test_strict_json_with_colons_and_escapes_is_still_plain(line: bytes) -> None:
+    assert plain_response(line) == json.loads(line)
+    assert plain_responses([line, line]) == [json.loads(line)] * 2
+    assert parse_response(line).problem is None
+
+
+def test_one_duplicate_in_a_batch_ends_the_plain_run_there() -> None:
+    good = b'{"id": "v", "output": {"a": 1}}'
+    bad = b'{"id": "w", "output": {"a": 1, "a": 2}}'
+    assert plain_responses([good, good, bad, good]) == [json.loads(good)] * 2
+
+
+# -- 4: charged to the vector whose answer was wrong or missing, and no other --------------
+
+ALGORITHMS = ["battle.*", "casino.crash*", "casino.dice*"]  # enough for -j 2 (see parallel)
+SELECTION = [part for glob in ALGORITHMS for part in ("--algorithm", glob)]
+
+
+def selected_ids() -> list[str]:
+    chosen = {"casino.crash", "casino.crash_outcome", "casino.dice", "casino.dice_outcome"}
+    files = load_vector_files(
+        default_vectors_root(), lambda name: name in chosen or name.startswith("battle.")
+    )
+    return [vector["id"] for file in files for vector in file.vectors]
+
+
+def run_many(tmp_path: Path, jobs: str, *words: str) -> tuple[int, dict[str, Any]]:
+    report = tmp_path / f"report-{jobs}.json"
+    done = fairvec(
+        "run", *SELECTION, "--tier", "none", "--timeout", "5", "-j", jobs, "--json", report,
+        "--", sys.executable, str(Path(__file__).parent / "adapters" / "misbehaving.py"), *words,
+    )  # fmt: skip
+    assert report.exists(), done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.status, done.report(report)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_flood_of_unasked_answers_charges_no_vector_and_is_warned(
+    tmp_path: Path, jobs: str
+) -> None:
+    ids = selected_ids()
+    flooded = [ids[3], ids[300], ids[-7]]
+    status, report = run_many(tmp_path, jobs, *(f"flood:{i}" for i in flooded))
+    charged = {r["id"]: r["message"] for r in report["results"] if r["status"] != "pass"}
+    assert charged == {}
+    assert any("no request asked for" in warning for warning in report["warnings"])
+    assert status == 0
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_answer_naming_the_request_two_ahead_charges_its_own_vector_alone(
+    tmp_path: Path, jobs: str
+) -> None:
+    ids = selected_ids()
+    wrong = [ids[3], ids[400], ids[-9]]
+    status, report = run_many(tmp_path, jobs, *(f"two-ahead:{i}" for i in wrong))
+    charged = {r["id"]: r["message"] for r in report["results"] if r["status"] != "pass"}
+    assert set(charged) == set(wrong), charged
+    assert all("a later request's" in message for message in charged.values())
+    assert status == 1
+
+
+def test_an_answer_two_ahead_at_the_default_window(tmp_path: Path) -> None:
+    _done, report = run_three(tmp_path, f"two-ahead:{FIRE}")
+    assert statuses(report) == {**PASS3, FIRE: "error"}
+    assert f"answered with id {WATER!r}, a later request's" in result_of(report, FIRE)["message"]
+
+
+def test_unasked_lines_before_the_heads_answer_charge_nobody(tmp_path: Path) -> None:
+    done, report = run_three(tmp_path, f"flood:{GRASS}")
+    assert statuses(report) == PASS3
+    assert any("200 line(s) that no request asked for" in w for w in report["warnings"])
+    assert done.status == 0
+
+
+# -- 5: slow vectors, and timeouts that are not crashes ------------------------------------
+
+
+def vectors_tagged(tmp_path: Path, tag: str, count: int) -> tuple[Path, list[str]]:
+    """A vector folder holding battle.move with its first ``count`` vectors tagged ``tag``."""
+    source = json.loads((VECTORS / "battle" / "move.json").read_text("utf-8"))
+    tagged = [vector["id"] for vector in source["vectors"][:count]]
+    for vector in source["vectors"][:count]:
+        vector["tags"] = [*vector["tags"], tag]
+    folder = tmp_path / "vectors" / "battle"
+    folder.mkdir(parents=True)
+    (folder / "move.json").write_text(json.dumps(source), encoding="utf-8")
+    return tmp_path / "vectors", tagged
+
+
+def test_a_slow_vector_gets_a_longer_timeout(tmp_path: Path) -> None:
+    root, slow = vectors_tagged(tmp_path, "slow", 6)
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--vectors", root, "--timeout", "0.5", "--json", json_path,
+        *misbehaving("--sleep", "1", *(f"sleep:{i}" for i in slow)),
+    )  # fmt: skip
+    report = done.report(json_path)
+    assert {r["status"] for r in report["results"]} == {"pass"}, done.stdout + done.stderr
+    assert report["restarts"] == 0 and done.status == 0
+
+
+def test_timeouts_are_not_crashes(tmp_path: Path) -> None:
+    """Six hangs in a row (untagged vectors, each over the timeout): each errors its vector
+    and restarts the adapter, and the run goes on past --max-crashes 5."""
+    json_path = tmp_path / "report.json"
+    source = json.loads((VECTORS / "battle" / "move.json").read_text("utf-8"))
+    hung = [vector["id"] for vector in source["vectors"][2:8]]
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--timeout", "0.3", "--max-crashes", "5",
+        "--json", json_path, *misbehaving(*(f"hang:{i}" for i in hung)),
+    )  # fmt: skip
+    report = done.report(json_path)
+    errors = {r["id"] for r in report["results"] if r["status"] == "error"}
+    assert errors == set(hung), done.stdout + done.stderr
+    assert report["summary"]["not_run"] == 0 and report["restarts"] == 6
+    assert done.status == 1
+
+
+def test_timeouts_have_a_budget_of_their_own(tmp_path: Path) -> None:
+    """An adapter that answers nothing in time, vector after vector, is given up after
+    --max-timeouts in a row (else it would hold the run for timeout x vectors)."""
+    json_path = tmp_path / "report.json"
+    source = json.loads((VECTORS / "battle" / "move.json").read_text("utf-8"))
+    hung = [vector["id"] for vector in source["vectors"][2:8]]
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--timeout", "0.3", "--max-timeouts", "4",
+        "--json", json_path, *misbehaving(*(f"hang:{i}" for i in hung)),
+    )  # fmt: skip
+    assert done.status == 2, done.stdout + done.stderr
+    assert "answered nothing in time 4 times in a row" in done.stderr
+    report = done.report(json_path)
+    errors = [r["id"] for r in report["results"] if r["status"] == "error"]
+    assert errors == hung[:4] and report["summary"]["not_run"] > 0
+
+
+def test_crashes_still_stop_the_run(tmp_path: Path) -> None:
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--max-crashes", "3", "--json", json_path,
+        *misbehaving("hello-then-exit"),
+    )  # fmt: skip
+    assert done.status == 2
+    assert "crashed or failed to start 3 times in a row" in done.stderr
+
+
+# -- 6: a hello naming too many algorithms -------------------------------------------------
+
+
+def test_a_hello_naming_too_many_algorithms_is_refused_quickly(tmp_path: Path) -> None:
+    started = time.monotonic()
+    done = fairvec("run", *THREE, *misbehaving("--many-algorithms", "100000"))
+    assert time.monotonic() - started < 30
+    assert done.status == 2
+    assert f"more than the {MAX_HELLO_ALGORITHMS:,}" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and len(done.stderr) < 400
+
+
+def test_a_hello_at_the_bound_is_accepted() -> None:
+    algorithms = {f"a.b{number}": [] for number in range(MAX_HELLO_ALGORITHMS)}
+    hello = {"type": "hello", "protocol": 1, "name": "n", "version": "1"}
+    assert len(parse_hello(json.dumps({**hello, "algorithms": algorithms}).encode()).algorithms)
+    algorithms["one.more"] = []
+    with pytest.raises(ValueError, match="more than the"):
+        parse_hello(json.dumps({**hello, "algorithms": algorithms}).encode())
+
+
+# -- 7: an answer on stderr ----------------------------------------------------------------
+
+
+def test_an_answer_on_stderr_after_later_answers_is_named_in_the_error(tmp_path: Path) -> None:
+    """The answer comes on stderr after the two later answers on stdout: the vector is
+    charged with no response first, and the message then says where its answer went."""
+    source = json.loads((VECTORS / "battle" / "move.json").read_text("utf-8"))
+    target = source["vectors"][5]["id"]
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "--json", json_path,
+        *misbehaving(f"stderr-late:{target}"),
+    )  # fmt: skip
+    report = done.report(json_path)
+    assert {i for i, s in statuses(report).items() if s != "pass"} == {target}
+    message = result_of(report, target)["message"]
+    assert "an answer arrived on stderr: adapters answer on stdout" in message
+
+
+@pytest.mark.parametrize("window", ["1", "256"])
+@pytest.mark.parametrize("vector", [GRASS, WATER])  # WATER: the last, nothing after it
+def test_a_garbage_line_still_charges_its_head_soon(
+    tmp_path: Path, window: str, vector: str
+) -> None:
+    """A line naming no request, then no answer from the head: the head is charged, as
+    soon as the next answer (at --window 1, to one request sent beyond the window) or a
+    short grace says so, not after --timeout."""
+    started = time.monotonic()
+    done, report = run_three(tmp_path, f"garbage:{vector}", extra=("--window", window))
+    assert time.monotonic() - started < 8  # --timeout is 10
+    assert statuses(report) == {**PASS3, vector: "error"}
+    assert "bad line on stdout" in result_of(report, vector)["message"]
+    assert done.status == 1
+
+
+def test_a_flood_in_lockstep_charges_no_vector(tmp_path: Path) -> None:
+    done, report = run_three(tmp_path, f"flood:{GRASS}", extra=("--window", "1"))
+    assert statuses(report) == PASS3 and done.status == 0
