@@ -37,7 +37,7 @@ from runner_throughput import (
     time_runner,
 )
 
-from fairvec.runner.cli import bundled_adapter
+from fairvec.runner.arguments import bundled_adapter
 from fairvec.runner.protocol import request_bytes
 from fairvec.runner.results import Work
 

@@ -34,9 +34,11 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from fairvec.runner.cli import bundled_adapter, select_works
+from fairvec.runner.arguments import bundled_adapter
+from fairvec.runner.options import SelectionOptions
 from fairvec.runner.protocol import request_line
 from fairvec.runner.results import Work
+from fairvec.runner.selection import select_works
 from fairvec.runner.session import Session
 
 WINDOWS = (1, 32, 256)  # lockstep, the old default, the default (--window)
@@ -61,8 +63,7 @@ class Row:
 
 def battle_works(vectors: Path | None) -> list[Work]:
     """Exactly what ``fairvec run --algorithm 'battle.*'`` selects."""
-    selection = argparse.Namespace(vectors=vectors, algorithm=["battle.*"], keywords=[], tag=[])
-    return select_works(selection)
+    return select_works(SelectionOptions(vectors=vectors, algorithms=("battle.*",)))
 
 
 def synthetic_works(works: Sequence[Work], size: int) -> list[Work]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairvec.errors import FairvecError
-from fairvec.runner.cli import positive_seconds
+from fairvec.runner.arguments import positive_seconds
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -153,7 +153,7 @@ def _selected(path: Path, globs: list[str]) -> bool:
 
 def _run_locate(arguments: argparse.Namespace) -> int:
     from fairvec.runner import accumulate as streaming
-    from fairvec.runner.cli import adapter_command
+    from fairvec.runner.arguments import adapter_command
     from fairvec.vectorfiles import default_vectors_root
 
     command = adapter_command(arguments)

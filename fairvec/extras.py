@@ -19,7 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "release": ("cryptography",),
 }
 # The algorithms whose reference needs an extra's module: videopoker.analysis counts every
-# deal with NumPy (reference/videopoker.py pay_table_of). tests/test_extras.py runs every
+# deal with NumPy (reference/videopoker.py analyze_table). tests/test_extras.py runs every
 # algorithm's reference with NumPy hidden, so a new such algorithm cannot be missed here.
 ALGORITHMS_NEEDING: dict[str, tuple[str, str]] = {
     "videopoker.analysis": ("analysis", "numpy"),

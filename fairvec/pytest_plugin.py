@@ -31,6 +31,13 @@ from typing import Any
 
 import pytest
 
+from fairvec import __version__  # the package is loaded already: costs nothing
+
+# fairvec's other modules are imported in the functions that use them ("# plugin load"):
+# loaded into every pytest run, the plugin imports none of them until a port is collected
+# (vectorfiles 20 ms, runner.report 16 ms, release.verify 120 ms; tests/test_pytest_plugin.py
+# checks that a run without a port loads only fairvec and fairvec.pytest_plugin).
+
 PORT_NAME = "fairvec_port"
 SHOWN_VALUE = 1000  # characters of an input, expected or got shown on a failure
 SHOWN_DIFF_LINES = 40  # lines of the expected/got diff shown on a failure
@@ -152,8 +159,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     selection = config.stash.get(_SELECTION, None)
     if selection is None:
         return
-    from fairvec import __version__
-    from fairvec.vectorfiles import vectors_digest
+    from fairvec.vectorfiles import vectors_digest  # plugin load (see the top)
 
     digest = vectors_digest([selected.vector for selected in selection.vectors])
     terminalreporter.write_line(
@@ -185,7 +191,7 @@ class VectorSuite(pytest.Collector):
     def repr_failure(  # type: ignore[override]  # a one-line message, not a traceback
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str:
-        from fairvec.errors import FairvecError
+        from fairvec.errors import FairvecError  # plugin load (see the top)
 
         if isinstance(excinfo.value, FairvecError):
             return f"fairvec: {excinfo.value}"
@@ -193,7 +199,7 @@ class VectorSuite(pytest.Collector):
 
 
 def _checked_port(port: object, path: Path) -> Port:
-    from fairvec.errors import FairvecError
+    from fairvec.errors import FairvecError  # plugin load (see the top)
 
     if not callable(port):
         raise FairvecError(
@@ -222,6 +228,7 @@ def _selection(config: pytest.Config) -> Selection:
 
 
 def _read_selection(config: pytest.Config) -> Selection:
+    # plugin load (see the top)
     from fairvec.errors import FairvecError
     from fairvec.vectorfiles import load_vector_files
 
@@ -247,6 +254,7 @@ def _read_selection(config: pytest.Config) -> Selection:
 
 def _vectors_root(config: pytest.Config) -> tuple[Path, str]:
     """The vectors folder: a verified release's, a given folder, or the installed suite."""
+    # plugin load (see the top)
     from fairvec.errors import FairvecError
     from fairvec.vectorfiles import default_vectors_root
 
@@ -267,7 +275,7 @@ def _vectors_root(config: pytest.Config) -> tuple[Path, str]:
             f"--fairvec-suite {archive} needs --fairvec-trusted-key KEY: a release is "
             "read only once its signature is checked"
         )
-    from fairvec.release.verify import open_verified_suite
+    from fairvec.release.verify import open_verified_suite  # plugin load (see the top)
 
     suite = open_verified_suite(archive, key, _setting(config, "min_version") or None)
     config.add_cleanup(suite.close)  # the extraction folder goes when the run ends
@@ -306,7 +314,7 @@ class VectorItem(pytest.Item):
 
     def runtest(self) -> None:
         __tracebackhide__ = True  # a failure shows the port's frames, not the plugin's
-        from fairvec.runner.compare import judge
+        from fairvec.runner.compare import judge  # plugin load (see the top)
 
         vector, algorithm = self.selected.vector, self.selected.algorithm
         response = ask(self.port, algorithm, vector)
@@ -361,7 +369,7 @@ def as_json(output: Any, vector: dict[str, Any]) -> Any:
 def describe_failure(failure: VectorFailed) -> str:
     """What a person needs to see: the judge's verdict (it names the first difference),
     input, expected, got, and a diff of expected and got."""
-    from fairvec.runner.report import printable
+    from fairvec.runner.report import printable  # plugin load (see the top)
 
     vector = failure.vector
     lines = [
@@ -381,7 +389,7 @@ def describe_failure(failure: VectorFailed) -> str:
 
 
 def _shown(value: Any) -> str:
-    from fairvec.runner.report import printable
+    from fairvec.runner.report import printable  # plugin load (see the top)
 
     text = printable(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return text if len(text) <= SHOWN_VALUE else text[:SHOWN_VALUE] + f" ... ({len(text)} chars)"

@@ -26,10 +26,9 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
 
@@ -436,50 +435,141 @@ def best_hold(cards: list[int], paytable: str) -> Output:
     }
 
 
-def pay_table_of(paytable: str) -> Any:
-    """The analysis's pay table for a name or the document's notation (bad-paytable,
-    unknown-paytable). Needs NumPy (fairvec[analysis]), imported only here: without it the
-    ImportError goes up, not a coded error, since the input is not at fault (the bundled
-    adapter answers it as unsupported, with the reason)."""
-    from fairvec.analysis import videopoker as fast
+# --- analysis ----------------------------------------------------------------------------
+# [videopoker.analysis]: every deal played with best_hold's first hold, its draws counted by
+# pay row. The counting is _videopoker_solver.py (NumPy, the optional extra
+# fairvec[analysis]; a readable loop over 2.6 million deals would take hours): it counts
+# the draws by final-hand class, fine enough for every table pay_table_of reads, and the
+# table's evaluate steps (hand_category, pay_event) say which row each class is paid under.
+# (Functions and constants only: the bundled adapter imports this module at every start.)
 
+DOCUMENT_DIVISOR = 12  # the document's total 1,661,102,543,100 is the standard one / 12
+LOWER_PAYS = (1, 2, 3, 4)  # pair, two pair, three of a kind, straight: as all three documents
+PAIR_EVENTS = {"jacks": ("jacks-or-better", 10), "tens": ("tens-or-better", 9)}
+NOTATION = r"(?:(jacks|tens):)?([0-9]{1,7}(?:-[0-9]{1,7})*)"
+FORMAT_HELP = (
+    "a pay table is a name (jacks-or-better, tens-or-better, bonus-poker) or the document's "
+    "notation: pays from the flush up, e.g. 6-9-20-75-500 (flush, full house, four of a kind, "
+    "straight flush, royal) or 5-8-25-35-70-45-500 (Bonus Poker: four 5s-Ks, 2s-4s, aces), "
+    "optionally led by the pair, two pair, trips and straight pays (1-2-3-4-6-9-20-75-500) "
+    "and prefixed tens: for a table paying from tens"
+)
+
+
+def notation_of(table: PayTable) -> str:
+    """The document's title notation: pays from the flush up."""
+    pays = list(table.pays.values())
+    return "-".join(str(p) for p in reversed(pays[: pays.index(table.pays["flush"]) + 1]))
+
+
+def parse_pay_table(text: str) -> tuple[str, PayTable]:
+    """(notation, table) of a table by name, or in the document's notation (see
+    FORMAT_HELP); ValueError if neither."""
+    if text in PAY_TABLES:
+        return notation_of(PAY_TABLES[text]), PAY_TABLES[text]
+    found = re.fullmatch(NOTATION, text.strip())
+    if found is None:
+        raise ValueError(f"cannot read pay table {text!r}: {FORMAT_HELP}")
+    pays = [int(p) for p in found.group(2).split("-")]
+    if len(pays) in (5, 7):
+        pays = [*LOWER_PAYS, *pays]
+    if len(pays) not in (9, 11):
+        raise ValueError(
+            f"pay table {text!r} has {len(pays)} pays; give 5 or 7 (from the flush up), "
+            "or 9 or 11 (from the pair up)"
+        )
+    pair_event, lowest = PAIR_EVENTS[found.group(1) or "jacks"]
+    events = ["royal-flush", "straight-flush"]
+    events += ["four-aces", "four-2s-3s-4s", "four-5s-thru-ks"] if len(pays) == 11 else [
+        "four-of-a-kind"
+    ]
+    events += ["full-house", "flush", "straight", "three-of-a-kind", "two-pair", pair_event]
+    row_pays = dict(zip(events, reversed(pays), strict=True))
+    table = PayTable(lowest_pair=lowest, pair_event=pair_event, pays={
+        **row_pays, "all-other": 0,
+    })
+    return text.strip(), table
+
+
+def pay_table_of(paytable: str) -> tuple[str, PayTable]:
+    """(notation, table) for a name or the document's notation (bad-paytable,
+    unknown-paytable)."""
     if re.fullmatch(r"[a-z-]+", paytable) and paytable not in PAY_TABLES:
         raise InvalidInput(
             "unknown-paytable", f"paytable is one of {', '.join(PAY_TABLES)}, got {paytable!r}"
         )
     try:
-        return fast.parse_pay_table(paytable)
+        return parse_pay_table(paytable)
     except ValueError as error:
         raise InvalidInput("bad-paytable", str(error)) from None
 
 
+def rows_of_classes(table: PayTable, examples: Sequence[Sequence[int]]) -> list[int]:
+    """For each final-hand class, given by one hand of it, the index of the table row it is
+    paid under: evaluate's own steps score it, so the analysis and evaluate never differ."""
+    events = list(table.pays)
+    rows = []
+    for example in examples:
+        hand, by_count = hand_category(list(example))
+        rows.append(events.index(pay_event(hand, by_count, table)))
+    return rows
+
+
 def analyze_table(paytable: str) -> Output:
     """Every deal played with rank_holds' first hold, its draws counted by pay row
-    (fairvec/analysis/videopoker.py: the same counts, by inclusion-exclusion over suit
-    classes of deals), in the document's weighting."""
-    from fairvec.analysis import videopoker as fast
+    (_videopoker_solver.py: the same counts, by inclusion-exclusion over suit classes of
+    deals), in the document's weighting."""
+    # NumPy: the 'analysis' extra. Imported before the input is read: without it the
+    # ImportError goes up, not a coded error, since the input is not at fault (the bundled
+    # adapter answers it as unsupported, with the reason).
+    from fairvec.reference import _videopoker_solver  # noqa: F401
 
-    result = fast.analyze(pay_table_of(paytable))
+    notation, table = pay_table_of(paytable)
+    return table_analysis(notation, table)
+
+
+def table_analysis(notation: str, table: PayTable) -> Output:
+    """analyze_table's output for a table read already (fairvec analyze videopoker's too)."""
+    from fairvec.reference import _videopoker_solver as solver  # NumPy: the 'analysis' extra
+
+    rows_of_class = rows_of_classes(table, solver.CLASS_EXAMPLES)
+    pays = list(table.pays.values())
+    solved = solver.count_final_hands([pays[row] for row in rows_of_class])
+    standard = [0] * len(pays)  # per row, in the standard weighting
+    for cls, count in enumerate(solved.counts):
+        standard[rows_of_class[cls]] += count
+    if sum(standard) != solver.STANDARD_TOTAL:
+        raise AssertionError(f"counts total {sum(standard)}, not {solver.STANDARD_TOTAL}")
+    # The document's integers are the standard ones over 12; keep the standard ones if a
+    # custom table's counts are not all multiples of 12.
+    divisor = DOCUMENT_DIVISOR if all(n % DOCUMENT_DIVISOR == 0 for n in standard) else 1
+    rows: Output = {}
+    for (event, pay), n in zip(table.pays.items(), standard, strict=True):
+        probability = Fraction(n, solver.STANDARD_TOTAL)
+        returns = Fraction(n * pay, solver.STANDARD_TOTAL)
+        rows[event] = {
+            "pays": pay,
+            "combinations": n // divisor,
+            "probability": f"{probability.numerator}/{probability.denominator}",
+            "probability_decimal": exact_decimal(probability),
+            "return": f"{returns.numerator}/{returns.denominator}",
+            "return_decimal": exact_decimal(returns),
+        }
+    total_return = sum(
+        (Fraction(n * pay, solver.STANDARD_TOTAL)
+         for pay, n in zip(pays, standard, strict=True)),
+        Fraction(0),
+    )
     return {
-        "notation": result.pay_table.notation,
-        "rows": {
-            row.event: {
-                "pays": row.pays,
-                "combinations": row.combinations,
-                "probability": f"{row.probability.numerator}/{row.probability.denominator}",
-                "probability_decimal": exact_decimal(row.probability),
-                "return": f"{row.returns.numerator}/{row.returns.denominator}",
-                "return_decimal": exact_decimal(row.returns),
-            }
-            for row in result.rows
-        },
-        "total": result.total,
-        "return": f"{result.returns.numerator}/{result.returns.denominator}",
-        "return_decimal": exact_decimal(result.returns),
-        "deal_weight": fast.DEAL_WEIGHT,
-        "divisor": result.divisor,
-        "tied_deals": result.tied_deals,
-        "split_deals": result.split_deals,
+        "notation": notation,
+        "rows": rows,
+        "total": solver.STANDARD_TOTAL // divisor,
+        "return": f"{total_return.numerator}/{total_return.denominator}",
+        "return_decimal": exact_decimal(total_return),
+        "deal_weight": solver.DEAL_WEIGHT,
+        "divisor": divisor,
+        "tied_deals": solved.tied,
+        "split_deals": solved.splits,
     }
 
 

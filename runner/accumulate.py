@@ -502,32 +502,43 @@ def run_accumulated(
 
 
 def select_for_run(
-    arguments: argparse.Namespace, files: Sequence[VectorFile]
+    files: Sequence[VectorFile],
+    *,
+    keywords: Sequence[str],
+    tags: Sequence[str],
+    excluded_tags: Sequence[str],
+    tier: str,
 ) -> list[Accumulated]:
     """The accumulated vectors ``fairvec run``'s options select (--tier, and the same
     --algorithm, -k, --tag and --exclude-tag as the vectors), from the vector files it has
     loaded (and so validated whole) for the same --algorithm: nothing is read again."""
-    tier = getattr(arguments, "tier", "default")
     if tier == "none":
         return []
-    chosen = _chosen(_loaded_entries(files), arguments.keywords, arguments.tag, tier)
-    excluded = set(getattr(arguments, "exclude_tag", None) or [])
+    chosen = _chosen(_loaded_entries(files), keywords, tags, tier)
+    excluded = set(excluded_tags)
     return [one for one in chosen if not excluded & set(one.entry["tags"])]
 
 
 def run_for_run(
     command: Sequence[str],
-    arguments: argparse.Namespace,
     chosen: Sequence[Accumulated],
     advance: Callable[[], None],
+    *,
+    timeout: float,
+    window: int,
+    max_line: int,
+    max_crashes: int,
+    max_timeouts: int,
 ) -> tuple[list[Result], int]:
+    """``fairvec run``'s accumulated vectors, under its limits; ``advance`` is called once
+    per result (the progress bar)."""
     return run_accumulated(
         command,
         chosen,
-        timeout=arguments.timeout,
-        window=arguments.window,
+        timeout=timeout,
+        window=window,
         on_result=lambda _result: advance(),
-        max_line=arguments.max_line_bytes,
-        max_crashes=arguments.max_crashes,
-        max_timeouts=arguments.max_timeouts,
+        max_line=max_line,
+        max_crashes=max_crashes,
+        max_timeouts=max_timeouts,
     )

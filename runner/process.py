@@ -24,6 +24,11 @@ import time
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: the pipes stay as they are
+    fcntl = None  # type: ignore[assignment]
+
 EventKind = Literal["stdout", "stderr", "too-long", "stdout-closed"]
 DEFAULT_MAX_LINE = 16 * 1024 * 1024  # bytes; --max-line-bytes
 CHUNK = 256 * 1024  # bytes read per system call
@@ -92,9 +97,7 @@ def _widen(*pipes: int) -> None:
     every few dozen lines, and both pay the wake-ups (docs/benchmarks.md has the figures).
     Elsewhere, or past the system's limit (/proc/sys/fs/pipe-max-size), the pipes stay as
     they are."""
-    try:
-        import fcntl  # here: POSIX only
-    except ImportError:
+    if fcntl is None:
         return
     setting = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
     if setting is None:

@@ -89,7 +89,7 @@ def protocol_schema() -> dict[str, Any]:
 
 @cache
 def _validator(definition: str) -> jsonschema.protocols.Validator:
-    import jsonschema
+    import jsonschema  # start-up: 35 ms of `fairvec run`; only a suspect message needs it
 
     schema = protocol_schema()
     wrapper = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
@@ -98,7 +98,7 @@ def _validator(definition: str) -> jsonschema.protocols.Validator:
 
 def schema_problem(message: Any, definition: str) -> str | None:
     """Why ``message`` breaks the protocol schema's ``definition``, or None."""
-    import jsonschema
+    import jsonschema  # start-up: see _validator
 
     error = jsonschema.exceptions.best_match(_validator(definition).iter_errors(message))
     if error is None:

@@ -1,24 +1,16 @@
-"""Running vectors through an adapter: pipelined requests, and every kind of adapter
-misbehaviour charged to exactly the vector it concerns.
+"""Running vectors through an adapter: pipelined requests, the process restarted as
+needed, and (-j) several adapters fed from one queue.
 
 Each vector ends in exactly one :class:`Result`: pass, fail, error, skip or not-run.
 
-Attribution. A response names its vector by id; the protocol also says responses come in
-request order. When the oldest unanswered request (the *head*) gets its answer, it is
-judged. A line that names a later request is ambiguous: either the head was skipped, or
-the head's answer carries the wrong id. The next stdout line settles it: if it names the
-same later request again, the first line was the head's answer under a wrong id (the head
-errors, the later request keeps its own answer); otherwise the head was skipped (it errors
-with "no response") and the later request is judged on that line. A line naming a vector
-already ended charges that vector ("answered more than once"). A line naming no request
-(an unknown id, or no readable id) is held too: if the next line answers the head, it
-concerned no vector (a stray line, warned about); if the next names another request, or the
-adapter exits or times out first, the head's answer was missing or was that line, and the
-head alone is charged. A crash or a hang charges the head; the adapter is restarted and the
-requests queued behind the head are sent again. A vector tagged ``slow`` gets
-``SLOW_FACTOR`` times the timeout. After ``max_crashes`` crashes or failed restarts in a row
-with no answer in between, or ``max_timeouts`` timeouts in a row (a timeout is not a crash:
-it has a budget of its own), the run stops: the vectors left are "not run" and it exits 2.
+Whom each adapter fault concerns (a bad line, a missing answer, a duplicate, an answer
+carrying a later request's id, lines naming no request, a crash, a hang, an answer on
+stderr) is decided in runner/attribution.py, which does no I/O; the session reads the
+adapter, feeds it what it read, and carries out its decisions: judging answers, keeping
+stderr for the report, killing and restarting the adapter and sending the requests it lost
+again. After ``max_crashes`` crashes or failed restarts in a row with no answer in between,
+or ``max_timeouts`` timeouts in a row (a timeout is not a crash: it has a budget of its
+own), the run stops: the vectors left are "not run" and it exits 2.
 """
 
 from __future__ import annotations
@@ -31,10 +23,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from fairvec.runner.attribution import (
+    Attribution,
+    Ending,
+    Flight,
+    Loss,
+)
 from fairvec.runner.compare import judge, judge_outputs
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
@@ -45,7 +42,6 @@ from fairvec.runner.process import (
 )
 from fairvec.runner.protocol import (
     Hello,
-    Response,
     parse_hello,
     parse_response,
     plain_responses,
@@ -59,16 +55,7 @@ MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giv
 # MAX_CRASHES: a run of slow vectors (already given SLOW_FACTOR x the timeout) may time out
 # together on a loaded machine without the adapter being broken.
 MAX_TIMEOUTS = 10
-# A vector tagged slow (the bustabit chain walks: seconds in any port) gets this many times
-# --timeout: under load, five of them in a row once timed out at --timeout 3.
-SLOW_TAG = "slow"
-SLOW_FACTOR = 10
-# A line naming no request, with nothing else in flight to settle whose it was: the head's
-# own answer gets this long to follow it (a log line on stdout, then the answer), after which
-# the line is taken for the head's answer.
-UNPLACED_GRACE = 1.0
 STRAY_KEPT = 1000  # stray lines quoted; beyond, only counted (an adapter may flood them)
-ON_STDERR = "an answer arrived on stderr: adapters answer on stdout"
 STDERR_KEPT = 200  # stderr lines kept per adapter process
 STDERR_LINE_SHOWN = 500  # characters of one stderr line kept
 STDERR_SHOWN = 40  # stderr lines at most in a report entry (head and tail of a long trace)
@@ -83,20 +70,6 @@ PANIC = re.compile(
     r"|(Uncaught )?([A-Z]\w*)?Error( \[\w+\])?: "  # Node.js, JavaScript, and the like
     r"|Exception in thread |Unhandled exception|PHP Fatal error|terminate called"
 )
-
-
-class _Flight:
-    """A request sent and not yet ended (one per vector: a plain class with slots, made
-    fast)."""
-
-    __slots__ = ("head_since", "id", "limit", "order", "work")
-
-    def __init__(self, work: Work, head_since: float, limit: float, order: int) -> None:
-        self.work = work
-        self.id = str(work.vector["id"])
-        self.head_since = head_since  # when it became the oldest unanswered request
-        self.limit = limit  # seconds it may take as the head
-        self.order = order  # sent after every flight with a lower one
 
 
 @contextmanager
@@ -121,15 +94,6 @@ def in_vector_order(results: list[Result], works: Sequence[Work]) -> list[Result
         return results
     position = {work.vector["id"]: index for index, work in enumerate(works)}
     return sorted(results, key=lambda result: position[result.id])
-
-
-@dataclass
-class _Tentative:
-    """A line naming a later request than the head, kept until the next line tells which
-    of the two vectors it belongs to."""
-
-    flight: _Flight
-    response: Response
 
 
 class Session:
@@ -169,16 +133,8 @@ class Session:
         self._losses = 0  # crashes, exits, failed restarts since the last answer
         self._timeouts = 0  # timeouts since the last answer (a budget of their own)
         self._pending: deque[Work] = deque()
-        self._inflight: deque[_Flight] = deque()
-        self._by_id: dict[str, _Flight] = {}
-        self._ended_here: dict[str, Result] = {}  # vectors this process was asked, and ended
-        self._tentative: _Tentative | None = None
-        # lines naming no request since the head's turn began: (the head's charge, if it
-        # was the head's answer; the line as a stray line, if it was not)
-        self._unplaced: list[tuple[str, str]] = []
-        self._unplaced_since = 0.0  # when the last of them came
-        self._sent = 0  # requests sent by this session: each flight's order
-        self._stderr_answered: set[str] = set()  # in flight, with a bad answer on stderr
+        # the requests in flight to the current process, and whom its faults concern
+        self._attribution = Attribution(self)
         self._backlog: list[Event] = []  # events read with the hello line
         self._stderr: deque[str] = deque(maxlen=STDERR_KEPT)
         self._stderr_total = 0
@@ -281,7 +237,7 @@ class Session:
         self._drive()
         self._skip(skipped)  # after the run: making their results never delays a request
         if keep_open:
-            self._ended_here.clear()  # a long stream would keep every answer otherwise
+            self._attribution.forget_ended()
         else:
             self._drain_at_end()
         return in_vector_order(self._results, works)
@@ -317,13 +273,14 @@ class Session:
 
     def _drive(self) -> None:
         """Until every request of its own and of the shared queue has ended."""
-        while (self._pending or self._inflight or self._has_shared()) and (
+        inflight = self._attribution.inflight
+        while (self._pending or inflight or self._has_shared()) and (
             self.infrastructure_error is None and not self._closed
         ):
             if self.process is None and not self._restart():
                 break
             self._fill()
-            if self._inflight:  # (-j: another session may have taken the last work)
+            if inflight:  # (-j: another session may have taken the last work)
                 self._step()
 
     def _has_shared(self) -> bool:
@@ -342,23 +299,12 @@ class Session:
         return works
 
     def _fill(self) -> None:
-        """Send requests up to the window, in one write; one more while a line naming no
-        request waits for the next answer to say whose it was (at --window 1, say)."""
+        """Send requests up to the window (see Attribution.room), in one write."""
         assert self.process
-        room = self.window - len(self._inflight) + (len(self._unplaced) > 0)
-        works = self._next_works(room)
+        works = self._next_works(self._attribution.room(self.window))
         if not works:
             return
-        now = time.monotonic()
-        first = self._sent
-        self._sent += len(works)
-        quick, slow = self.timeout, self.timeout * SLOW_FACTOR  # each vector's time limit
-        flights = [
-            _Flight(work, now, slow if SLOW_TAG in work.vector.get("tags", ()) else quick, order)
-            for order, work in enumerate(works, first)
-        ]
-        self._inflight.extend(flights)
-        self._by_id.update([(flight.id, flight) for flight in flights])
+        self._attribution.sent(works, self.timeout)
         self.process.send(b"".join([request_bytes(work.vector, work.algorithm) for work in works]))
 
     def _step(self) -> None:
@@ -368,10 +314,7 @@ class Session:
         if self._backlog:
             events, self._backlog = self._backlog, []
         else:
-            head = self._inflight[0]
-            deadline = head.head_since + head.limit
-            if self._unplaced and len(self._inflight) == 1:  # no later answer will settle it
-                deadline = min(deadline, self._unplaced_since + UNPLACED_GRACE)
+            deadline = self._attribution.deadline()
             events = process.poll(max(deadline - time.monotonic(), 0.0))
             if not events and time.monotonic() >= deadline:
                 self._on_timeout()
@@ -393,22 +336,29 @@ class Session:
         the head of its turn, with no earlier line waiting to be settled (judged as a
         batch, see judge_outputs). Returns how many were answered: 0, having done nothing,
         when the run is not all such lines (the general path then takes them one by one)."""
-        if self._tentative is not None or self._unplaced:
+        attribution = self._attribution
+        if not attribution.settled:
             return 0
+        inflight = attribution.inflight
         end = start
-        limit = min(len(events), start + len(self._inflight))
+        limit = min(len(events), start + len(inflight))
         while end < limit and events[end].kind == "stdout":
             end += 1
         if end == start:
             return 0
         messages = plain_responses([event.line for event in events[start:end]])
-        heads = list(islice(self._inflight, len(messages)))
+        heads = list(islice(inflight, len(messages)))
         answered = 0  # the first lines that name the heads in turn
         while answered < len(messages) and messages[answered]["id"] == heads[answered].id:
             answered += 1
         if answered:
             works = [head.work for head in heads[:answered]]
-            self._end_heads(heads[:answered], self._judge_all(works, messages[:answered]))
+            results = self._judge_all(works, messages[:answered])
+            attribution.end_heads(heads[:answered], results)
+            for result in results:
+                self._finish(result)
+            self._alive()
+            self._stderr_mark = self._stderr_total
         return answered
 
     def _judge_all(self, works: list[Work], messages: list[dict[str, Any]]) -> list[Result]:
@@ -426,193 +376,55 @@ class Session:
             for result, work, message in zip(results, works, messages, strict=True)
         ]
 
-    def _end_heads(self, heads: list[_Flight], results: list[Result]) -> None:
-        """The first len(heads) requests in flight ended with these results, now."""
-        now = time.monotonic()
-        for head, result in zip(heads, results, strict=True):
-            self._inflight.popleft()
-            del self._by_id[head.id]
-            result.seconds = now - head.head_since
-            head.head_since = now
-            self._ended_here[head.id] = result
-            self._finish(result)
-        if self._inflight:
-            self._inflight[0].head_since = now
-        self._alive()
-        self._stderr_mark = self._stderr_total
-
     def _on_event(self, event: Event) -> None:
         if event.kind == "stdout":
-            self._on_line(parse_response(event.line))
+            self._attribution.on_line(parse_response(event.line))
         elif event.kind == "stderr":
-            self._on_stderr(event.line)
+            self._keep_stderr(event.line)
+            self._attribution.on_stderr(event.line)
         elif event.kind == "too-long" and event.stream == "stderr":
             self._keep_stderr(b"[a line longer than the cap, cut] " + event.line)
         elif event.kind == "too-long":
-            problem = f"a line longer than {self.max_line} bytes, starting {quote(event.line)}"
-            self._on_line(Response(None, {}, problem))
+            self._attribution.on_too_long(event.line, self.max_line)
         else:
             self._on_exit(event.line)
 
-    # -- stdout lines --------------------------------------------------------------------
+    # -- the attribution's decisions, carried out (Verdicts) -----------------------------
 
-    def _on_line(self, response: Response) -> None:
-        if self._tentative is not None:
-            self._settle_tentative(self._flight_of(response))
-        flight = self._flight_of(response)
-        if self._unplaced and flight is not None:
-            self._settle_unplaced(flight)
-        self._route(response)
+    def judged(self, flight: Flight, message: dict[str, Any]) -> Result:
+        work = flight.work
+        result = self.judge(work.vector, work.algorithm, work.output_schema, message)
+        result.seconds = time.monotonic() - flight.head_since
+        return result
 
-    def _flight_of(self, response: Response) -> _Flight | None:
-        return self._by_id.get(response.id) if response.id is not None else None
-
-    def _settle_tentative(self, flight: _Flight | None) -> None:
-        """The line held for naming a later request, judged by the next one, ``flight``'s
-        (None: it names no request in flight)."""
-        tentative, self._tentative = self._tentative, None
-        assert tentative is not None
-        later, head = tentative.flight, self._inflight[0]
-        if later.id not in self._by_id or later is head:
-            self._accept(tentative)  # (it ended meanwhile, or nothing is left before it)
-        elif flight is later:  # named again: the first was the head's answer, mislabelled
-            self._charge_head(
-                f"the adapter answered with id {later.id!r}, a later request's, not "
-                f"{head.id!r}, and then answered {later.id!r} again"
-            )
-        elif flight is not None and flight.order < later.order:
-            if flight is head:  # the head answers now: that line was no one's, in order
-                said = tentative.response.problem or quote(str(tentative.response.message))
-                self._stray(f"{said} (naming {later.id!r} before {head.id!r} was answered)")
-            else:  # a request before it answers next: it was the head's, mislabelled
-                self._charge_head(
-                    f"the adapter answered with id {later.id!r}, a later request's, not "
-                    f"{head.id!r}, and then answered {flight.id!r}, which came before it"
-                )
-        else:
-            self._accept(tentative)
-
-    def _settle_unplaced(self, flight: _Flight) -> None:
-        """Lines naming no request came before this line, ``flight``'s answer: if it is
-        the head's, they concerned no vector; else the head's answer was one of them, or
-        missing, and the head alone is charged."""
-        held, self._unplaced = self._unplaced, []
-        if flight is not self._inflight[0]:
-            charge, _line = held.pop(0)
-            more = f" (and {len(held)} more such line(s))" if held else ""
-            self._charge_head(charge + more)
-        for _charge, line in held:
-            self._stray(line)
-
-    def _route(self, response: Response) -> None:
-        flight = self._flight_of(response)
-        if flight is not None:
-            if flight is self._inflight[0]:
-                self._answer(flight, response)
-            else:
-                self._tentative = _Tentative(flight, response)
-        elif response.id is not None and response.id in self._ended_here:
-            self._answered_again(self._ended_here[response.id])
-        elif not self._inflight:
-            self._stray(response.problem or quote(str(response.message)))
-        else:
-            line = response.problem or quote(str(response.message))
-            self._unplaced.append((self._head_charge(response), line))
-            self._unplaced_since = time.monotonic()
-
-    def _head_charge(self, response: Response) -> str:
-        """What the head is charged with if a line naming no request was its answer."""
-        if response.problem is not None:
-            return f"the adapter wrote a bad line on stdout: {response.problem}"
-        return (
-            f"the adapter answered id {response.id!r}, which was not asked; expected "
-            f"{self._inflight[0].id!r}"
+    def errored(self, flight: Flight, message: str) -> Result:
+        work = flight.work
+        return Result(
+            work.vector,
+            work.algorithm,
+            "error",
+            message,
+            stderr=self._stderr_excerpt(),
+            seconds=time.monotonic() - flight.head_since,
         )
 
-    def _stray(self, line: str) -> None:
-        """A line that concerned no vector: warned about, never charged."""
+    def ended(self, result: Result, how: Ending) -> None:
+        if how != "lost":  # an answer, even a bad one, is a sign of life
+            self._alive()
+        if how == "answered":  # the next error's stderr excerpt starts after it
+            self._stderr_mark = self._stderr_total
+        self._finish(result)
+
+    def stray(self, line: str) -> None:
         kept = len(self.stray_lines) < STRAY_KEPT
         self.stray_lines.append(line if kept else "(not kept)")
 
-    def _accept(self, tentative: _Tentative) -> None:
-        """The line naming a later request was its answer: the requests before it were
-        skipped. Anything they wrote on stderr meanwhile is read first (see drain_stderr)."""
+    def read_stderr(self) -> None:
         assert self.process
         for event in self.process.drain_stderr():
             self._on_event(event)
-        if tentative.flight.id not in self._by_id:
-            return  # its answer also came on stderr, and was charged there
-        while self._inflight and self._inflight[0] is not tentative.flight:
-            self._charge_head(
-                f"no response: the adapter answered {tentative.flight.id!r} before this one"
-            )
-        if self._inflight:
-            self._answer(tentative.flight, tentative.response)
-
-    def _answer(self, flight: _Flight, response: Response) -> None:
-        self._remove(flight)
-        self._alive()
-        if response.problem is not None:
-            result = self._error(flight, f"the adapter sent a bad response: {response.problem}")
-        else:
-            work = flight.work
-            result = self.judge(work.vector, work.algorithm, work.output_schema, response.message)
-            result.seconds = time.monotonic() - flight.head_since
-        self._stderr_mark = self._stderr_total
-        self._ended_here[flight.id] = result
-        self._finish(result)
-
-    def _charge_head(self, message: str) -> None:
-        flight = self._inflight[0]
-        self._remove(flight)
-        self._alive()  # a bad line is still a sign of life
-        result = self._error(flight, message)
-        self._ended_here[flight.id] = result
-        self._finish(result)
-
-    def _answered_again(self, result: Result) -> None:
-        """A second line for a vector already ended: that vector misbehaved."""
-        if result.status == "error":
-            return  # already charged (a late answer to a vector charged with no response)
-        first = f"{result.status}: {result.message}" if result.message else result.status
-        result.status = "error"
-        result.message = f"the adapter answered more than once (the first answer: {first})"
-        result.got = None
 
     # -- stderr --------------------------------------------------------------------------
-
-    def _on_stderr(self, line: bytes) -> None:
-        """stderr is for logs, but a protocol response there is a misrouted answer."""
-        self._keep_stderr(line)
-        line = line.strip()
-        if not (line.startswith(b"{") and b'"id"' in line):
-            return  # not even shaped like a response: a log line
-        response = parse_response(line)
-        if response.id is None:
-            return
-        flight = self._by_id.get(response.id)
-        if flight is None:
-            self._note_stderr(self._ended_here.get(response.id))
-            return
-        if response.problem is not None:  # perhaps a log line; if the vector errors, say so
-            self._stderr_answered.add(flight.id)
-            return
-        if self._tentative is not None and self._tentative.flight is flight:
-            self._tentative = None
-        if self._unplaced and flight is self._inflight[0]:
-            self._settle_unplaced(flight)  # they were not its answer: this was
-        self._remove(flight)
-        self._alive()
-        result = self._error(flight, "the adapter wrote its response on stderr, not stdout")
-        self._ended_here[flight.id] = result
-        self._finish(result)
-
-    @staticmethod
-    def _note_stderr(result: Result | None) -> None:
-        """A vector already charged (no response, say) whose answer then came on stderr:
-        its message says where the answer went."""
-        if result is not None and result.status == "error" and ON_STDERR not in result.message:
-            result.message += f"; {ON_STDERR}"
 
     def _keep_stderr(self, line: bytes) -> None:
         text = line.decode("utf-8", errors="replace")
@@ -646,83 +458,38 @@ class Session:
     # -- losing the process --------------------------------------------------------------
 
     def _on_timeout(self) -> None:
-        if self._tentative is not None:  # the head was skipped; the later answer stands
-            tentative, self._tentative = self._tentative, None
-            self._accept(tentative)
-            if self._inflight:
-                self._inflight[0].head_since = time.monotonic()
-            return
-        assert self.process
-        head = self._inflight[0]
-        for event in self.process.drain_stderr():
-            self._on_event(event)
-        if not self._inflight or self._inflight[0] is not head:
-            return  # its answer came on stderr, and was charged there: the next one's turn
-        if self._unplaced and time.monotonic() < head.head_since + head.limit:
-            charge = self._unplaced[0][0]  # the grace ran out: that line was its answer
-            self._lose(
-                f"{charge}; nothing followed within {UNPLACED_GRACE:g}s (the adapter was "
-                "killed and restarted)",
-                crash=False,
-            )
-            return
-        self._lose(
-            f"no response within {head.limit:g}s; the adapter was killed and restarted"
-            + self._unplaced_note(),
-            crash=False,
-        )
-
-    def _unplaced_note(self) -> str:
-        """For a head lost while lines naming no request were held: they are quoted."""
-        if not self._unplaced:
-            return ""
-        count, first = len(self._unplaced), self._unplaced[0][1]
-        return f" (before that it wrote {count} line(s) naming no request, the first: {first})"
+        loss = self._attribution.timed_out()
+        if loss is not None:
+            self._lost(loss)
 
     def _on_exit(self, partial: bytes) -> None:
         """stdout closed: the adapter exited, or closed it and carries on (then it is killed)."""
-        if self._tentative is not None:
-            tentative, self._tentative = self._tentative, None
-            self._accept(tentative)
+        self._attribution.stdout_closing()
         process = self.process
         assert process
         status = process.wait_exit(EXIT_WAIT_SECONDS)
         self._finish_stderr(process)
-        if status is None:
-            message = "the adapter closed its stdout but kept running (it was killed)"
+        exit_status = None if status is None else describe_status(status)
+        loss = self._attribution.stdout_closed(exit_status, partial)
+        if loss is not None:
+            self._lost(loss)
         else:
-            message = f"the adapter {describe_status(status)}"
-        if partial:
-            message += f" after writing an unterminated line {quote(partial)}"
-        if self._inflight:
-            self._lose(message + " while handling this vector" + self._unplaced_note())
-        else:
-            if partial:
-                self._stray(quote(partial))
             process.kill()
             self.process = None
 
-    def _lose(self, message: str, *, crash: bool = True) -> None:
-        """The head is charged with the loss; the requests behind it are sent again later.
-        A crash counts toward max_crashes; a timeout does not (a slow vector is no sign of
-        a broken adapter, and the head alone pays for it)."""
+    def _lost(self, loss: Loss) -> None:
+        """The head was charged with the loss; the requests behind it are sent again later,
+        to a new process. A crash counts toward max_crashes; a timeout does not (a slow
+        vector is no sign of a broken adapter, and the head alone pays for it)."""
         assert self.process
-        head = self._inflight.popleft()
-        self._finish(self._error(head, message))
-        self._pending.extendleft(reversed([flight.work for flight in self._inflight]))
-        self._inflight.clear()
-        self._by_id.clear()
-        self._ended_here.clear()
-        self._tentative = None
-        self._unplaced = []
-        self._stderr_answered.clear()
+        self._pending.extendleft(reversed(loss.resend))
         self._backlog = []
         self.process.kill()
         self.process = None
-        if crash:
-            self._count_loss(message)
+        if loss.crash:
+            self._count_loss(loss.message)
         else:
-            self._count_timeout(message)
+            self._count_timeout(loss.message)
 
     def _alive(self) -> None:
         """An answer (even a bad one) came: both budgets start again."""
@@ -788,7 +555,7 @@ class Session:
             for event in process.poll(remaining):
                 if event.kind == "stdout-closed":
                     if event.line:
-                        self._stray(quote(event.line))
+                        self.stray(quote(event.line))
                 else:
                     self._on_event(event)
         process.kill()
@@ -796,34 +563,7 @@ class Session:
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def _remove(self, flight: _Flight) -> None:
-        was_head = bool(self._inflight) and self._inflight[0] is flight
-        self._inflight.remove(flight)
-        del self._by_id[flight.id]
-        if was_head and self._inflight:
-            self._inflight[0].head_since = time.monotonic()
-        tentative = self._tentative
-        if tentative is not None and self._inflight and tentative.flight is self._inflight[0]:
-            self._tentative = None  # nothing is left before it: it is the head's answer now
-            self._answer(tentative.flight, tentative.response)
-
-    def _error(self, flight: _Flight, message: str) -> Result:
-        work = flight.work
-        if flight.id in self._stderr_answered:
-            self._stderr_answered.discard(flight.id)
-            message += f"; {ON_STDERR}"
-        return Result(
-            work.vector,
-            work.algorithm,
-            "error",
-            message,
-            stderr=self._stderr_excerpt(),
-            seconds=time.monotonic() - flight.head_since,
-        )
-
     def _finish(self, result: Result) -> None:
-        if self._stderr_answered:  # (it ended: what came on stderr no longer matters)
-            self._stderr_answered.discard(result.id)
         self._results.append(result)
         self.on_result(result)
 

@@ -15,7 +15,6 @@ import itertools
 import json
 import math
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ import pytest
 
 from fairvec.jsonio import json_equal
 from fairvec.reference import InvalidInput, bustabit, compute
-from fairvec.reference._algorithm import registry
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -451,9 +449,10 @@ def test_a_wrong_port_is_caught(mistake: str, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_wrong_port_is_caught_through_the_runner() -> None:
-    from support import run_port
+    from support import misbehaving, run_port
 
-    run = run_port([sys.executable, Path(__file__), "times-0-01"], ["bustabit.crash_v2_outcome"])
+    port = misbehaving("--mistakes", __file__, "--mistake", "times-0-01")[1:]
+    run = run_port(port, ["bustabit.crash_v2_outcome"])
     assert run.done.status == 1, run.done.stderr
     assert "bustabit.crash_v2_outcome/times-0-01-differs@bustabit" in run.failed
     assert run.total == len([v for v in vectors("crash_v2_outcome") if "shape" not in v["tags"]])
@@ -469,30 +468,6 @@ class _Patcher:
         setattr(target, name, value)
 
 
-def _serve(mistake: str) -> None:
+def make_mistake(mistake: str) -> None:
+    """The wrong port: tests/adapters/misbehaving.py answers with the reference so broken."""
     MISTAKES[mistake][0](_Patcher())
-    algorithms = {
-        algorithm_id: list(found.variants)
-        for algorithm_id, found in registry().items()
-        if algorithm_id.startswith("bustabit.")
-    }
-    hello = {"type": "hello", "protocol": 1, "name": f"wrong-{mistake}", "version": "0"}
-    print(json.dumps({**hello, "algorithms": algorithms}), flush=True)
-    for line in sys.stdin:
-        request = json.loads(line)
-        response: dict[str, Any]
-        try:
-            response = {
-                "id": request["id"],
-                "output": compute(request["algorithm"], request["input"], request.get("variant")),
-            }
-        except InvalidInput as error:
-            response = {
-                "id": request["id"],
-                "error": {"code": error.code, "message": error.message},
-            }
-        print(json.dumps(response), flush=True)
-
-
-if __name__ == "__main__":
-    _serve(sys.argv[1])

@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fairvec
+from support import fairvec, misbehaving
 
 from fairvec.runner.html_report import SHOWN_FAILURES
 from fairvec.vectorfiles import default_vectors_root
@@ -32,38 +31,12 @@ HOSTILE_NAME = '</script><script>alert("name")</script>'
 KNOWN_REASON = "rounds <b>half</b> up (issue 7)"
 MARKUP = "</details></pre><script>alert(1)</script>\"'<b>bold</b>\x1b[31mred\x1b[0m"
 
-# An adapter answering from the committed vectors (never the reference), misbehaving on
-# the vectors named on its command line as MODE:ID.
-ADAPTER = r"""
-import json, sys
-from pathlib import Path
-
-root, name, version, *modes = sys.argv[1:]
-misbehave = dict(reversed(mode.split(":", 1)) for mode in modes)
-answers = {}
-for path in Path(root).glob("battle/*.json"):
-    for vector in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
-        answers[vector["id"]] = vector["expected"]
-algorithms = {"battle.move": [], "battle.ticket": [], "battle.attack": []}
-print(json.dumps({"type": "hello", "protocol": 1, "name": name, "version": version,
-                  "algorithms": algorithms}), flush=True)
-for line in sys.stdin:
-    request = json.loads(line)
-    expected, mode = answers[request["id"]], misbehave.get(request["id"])
-    if mode == "crash":
-        panic = "\x1b[31mpanic: </details><script>alert(2)</script>\x1b[0m"
-        print(panic, file=sys.stderr, flush=True)
-        sys.exit(1)
-    if mode == "markup":
-        answer = {"output": dict(expected["output"], move=MARKUP)}
-    elif mode == "huge":
-        answer = {"output": dict(expected["output"], move="A" * 100_000)}
-    elif "error" in expected:
-        answer = {"error": {"code": expected["error"]}}
-    else:
-        answer = {"output": expected["output"]}
-    print(json.dumps({"id": request["id"], **answer}), flush=True)
-""".replace("MARKUP", repr(MARKUP))
+# The adapter is tests/adapters/misbehaving.py, misbehaving on the vectors named on its
+# command line as MODE:ID: markup (the move is MARKUP), huge (a move of 100,000 letters),
+# crash (a panic written in markup and colour on stderr, then exit 1).
+MODES = {"markup": "move-text", "huge": "huge-move", "crash": "say-crash"}
+PANIC = "\x1b[31mpanic: </details><script>alert(2)</script>\x1b[0m"
+DECLARED = {"battle.move": [], "battle.ticket": [], "battle.attack": []}
 
 
 def vectors(algorithm: str) -> list[dict[str, Any]]:
@@ -73,17 +46,19 @@ def vectors(algorithm: str) -> list[dict[str, Any]]:
 
 
 def run_adapter(folder: Path, name: str, algorithms: list[str], *extra: str) -> Path:
-    adapter = folder / "adapter.py"
-    adapter.write_text(ADAPTER, encoding="utf-8")
     report = folder / f"{len(list(folder.glob('*.json')))}.json"
     selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
     modes = [word for word in extra if ":" in word and not word.startswith("-")]
     options = [word for word in extra if word not in modes]
     version = '1.0 "quoted" \x1b[1;31mbold red\x1b[0m'
+    adapter = misbehaving(
+        "--name", name, "--version", version, "--algorithms", json.dumps(DECLARED),
+        "--move", MARKUP, "--say", PANIC,
+        *(MODES[mode] + ":" + vector for mode, vector in (m.split(":", 1) for m in modes)),
+    )  # fmt: skip
     done = fairvec(
-        # --tier none: this adapter answers from the plain vectors only
-        "run", *selection, *options, "--tier", "none", "--json", report, "--no-progress", "--",
-        sys.executable, adapter, VECTORS, name, version, *modes,
+        "run", *selection, *options, "--tier", "none", "--json", report, "--no-progress",
+        *adapter,
     )  # fmt: skip
     assert done.status in (0, 1), done.stderr
     return report

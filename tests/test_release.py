@@ -921,10 +921,10 @@ def test_signing_without_cryptography_writes_nothing(tmp_path: Path) -> None:
     key = tmp_path / "id_ed25519"
     key.write_text("not read: the check comes first\n")
     out = tmp_path / "out"
-    from support import FAIRVEC
+    from support import FAIRVEC_COMMAND
 
     done = subprocess.run(
-        [FAIRVEC, "release", "build", "--version", "1.0.0", "--out", str(out),
+        [*FAIRVEC_COMMAND, "release", "build", "--version", "1.0.0", "--out", str(out),
          "--ssh-key", str(key)],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(tmp_path / "blocked")},

@@ -111,31 +111,12 @@ def test_wrong_error_code_fails() -> None:
     assert "expected error 'round-out-of-range', got error 'something-else' (nope)" in done.stdout
 
 
-def test_unsupported_algorithms_are_skipped_not_failed(tmp_path: Path, report_path: Path) -> None:
-    adapter = tmp_path / "only_move.py"
-    adapter.write_text(
-        "import json, sys\n"
-        "from fairvec.reference import compute\n"
-        'print(json.dumps({"type": "hello", "protocol": 1, "name": "only-move", "version": "1",'
-        ' "algorithms": {"battle.move": []}}), flush=True)\n'
-        "for line in sys.stdin:\n"
-        "    r = json.loads(line)\n"
-        '    out = compute(r["algorithm"], r["input"])\n'
-        '    print(json.dumps({"id": r["id"], "output": out}), flush=True)\n',
-        encoding="utf-8",
-    )
+def test_unsupported_algorithms_are_skipped_not_failed(report_path: Path) -> None:
+    only_move = json.dumps({"battle.move": []})  # the hello names battle.move alone
     done = fairvec(
-        "run",
-        "--algorithm",
-        "battle.*",
-        "-k",
-        "random-1",
-        "--json",
-        report_path,
-        "--",
-        sys.executable,
-        adapter,
-    )
+        "run", "--algorithm", "battle.*", "-k", "random-1", "--json", report_path,
+        *misbehaving("--algorithms", only_move),
+    )  # fmt: skip
     report = done.report(report_path)
     assert done.status == 0, done.stdout
     assert report["summary"]["skip"] > 0

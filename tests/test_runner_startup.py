@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import THREE
+from support import MISBEHAVING, THREE
 
 from fairvec.cli import _command_named, _parser
 from fairvec.vectorfiles import (
@@ -39,7 +39,8 @@ DRIVER = r"""
 import json, os, signal, sys
 from pathlib import Path
 
-import fairvec.runner.cli as cli
+import fairvec.runner.run as run
+import fairvec.runner.selection as selection
 import fairvec.runner.session as session
 import fairvec.vectorfiles as vectorfiles
 from fairvec.cli import main
@@ -57,17 +58,17 @@ def recorded(base, where):
             note(event="spawn", where=where, pid=self.pid)
     return Recorded
 
-cli.AdapterProcess = recorded(cli.AdapterProcess, "early")
+run.AdapterProcess = recorded(run.AdapterProcess, "early")
 session.AdapterProcess = recorded(session.AdapterProcess, "session")
 
-loading = cli.load_vector_files
+loading = selection.load_vector_files
 def load(*args, **kwargs):
     if fault == "interrupt":
         raise KeyboardInterrupt
     if fault == "sigterm":
         os.kill(os.getpid(), signal.SIGTERM)
     return loading(*args, **kwargs)
-cli.load_vector_files = load
+selection.load_vector_files = load
 
 fill = session.Session._fill
 def first_fill(self):
@@ -79,11 +80,11 @@ session.Session._fill = first_fill
 def sent():
     return marker is not None and Path(marker).exists()
 
-computing = cli.digests
+computing = run.digests
 def digests(*args, **kwargs):
     note(event="digests", after_first_request=sent())
     return computing(*args, **kwargs)
-cli.digests = digests
+run.digests = digests
 
 stream = vectorfiles.DigestStream.__init__
 def new_stream(self):
@@ -94,30 +95,19 @@ vectorfiles.DigestStream.__init__ = new_stream
 sys.exit(main(sys.argv[3:]))
 """
 
-# An adapter that never reads its stdin, so it outlives fairvec unless fairvec kills it.
-SLEEPER = "import time\ntime.sleep(600)\n"
+# The adapters are tests/adapters/misbehaving.py in three modes:
+# - one that never reads its stdin (nor greets), so it outlives fairvec unless fairvec kills it;
+SLEEPER = [sys.executable, str(MISBEHAVING), "no-hello"]
+# - one that implements nothing (every vector is skipped, nothing is sent);
+NOTHING = [sys.executable, str(MISBEHAVING), "--algorithms", "{}"]
 
-# An adapter that implements battle.move, marks the file it is given when its first
-# request arrives, and answers everything unsupported.
-MARKING = r"""
-import json, sys
-from pathlib import Path
-hello = {"type": "hello", "protocol": 1, "name": "marking", "version": "1",
-         "algorithms": {"battle.move": []}}
-print(json.dumps(hello), flush=True)
-for line in sys.stdin:
-    Path(sys.argv[1]).touch()
-    request = json.loads(line)
-    print(json.dumps({"id": request["id"], "unsupported": True}), flush=True)
-"""
 
-# An adapter that implements nothing (every vector is skipped, nothing is sent).
-NOTHING = (
-    "import sys\n"
-    "print('{\"type\":\"hello\",\"protocol\":1,\"name\":\"n\",\"version\":\"0\","
-    "\"algorithms\":{}}', flush=True)\n"
-    "sys.stdin.read()\n"
-)
+def marking(marker: Path) -> list[str]:
+    """- one that implements battle.move, touches ``marker`` when a request arrives, and
+    answers everything unsupported."""
+    declared = json.dumps({"battle.move": []})
+    return [sys.executable, str(MISBEHAVING), "--algorithms", declared, "--mark", str(marker),
+            "all-unsupported"]  # fmt: skip
 
 
 def drive(
@@ -145,12 +135,6 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def script(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def small_suite(folder: Path) -> Path:
@@ -183,10 +167,7 @@ def test_an_adapter_started_before_loading_is_killed_when_loading_fails(
     elif case == "no-match":
         selection += ["--algorithm", "battle.*", "-k", "no-such-vector"]
     fault = case if case in ("interrupt", "sigterm") else "none"
-    sleeper = script(tmp_path, "sleeper.py", SLEEPER)
-    done, events = drive(
-        tmp_path, [*selection, "--", sys.executable, str(sleeper)], fault=fault
-    )
+    done, events = drive(tmp_path, [*selection, "--", *SLEEPER], fault=fault)
     pids = [event["pid"] for event in events if event["event"] == "spawn"]
     try:
         assert (done.returncode, message in done.stderr) == (status, True), done.stderr
@@ -207,11 +188,9 @@ def test_the_session_takes_over_the_adapter_started_early(tmp_path: Path) -> Non
 
 
 def test_with_jobs_the_others_are_started_by_the_session(tmp_path: Path) -> None:
-    nothing = script(tmp_path, "nothing.py", NOTHING)
     done, events = drive(
-        tmp_path, ["--algorithm", "casino.*", "-j", "2", "--tier", "none", "--",
-                   sys.executable, str(nothing)],
-    )  # fmt: skip
+        tmp_path, ["--algorithm", "casino.*", "-j", "2", "--tier", "none", "--", *NOTHING]
+    )
     assert done.returncode == 2, done.stderr  # every vector skipped: none was run
     spawned = sorted(event["where"] for event in events if event["event"] == "spawn")
     assert spawned == ["early", "session"]
@@ -222,10 +201,9 @@ def test_with_jobs_the_others_are_started_by_the_session(tmp_path: Path) -> None
 
 def test_the_first_request_goes_out_before_any_digest_is_computed(tmp_path: Path) -> None:
     marker = tmp_path / "first-request"
-    marking = script(tmp_path, "marking.py", MARKING)
     done, events = drive(
         tmp_path,
-        [*THREE, "--tier", "none", "--", sys.executable, str(marking), str(marker)],
+        [*THREE, "--tier", "none", "--", *marking(marker)],
         env={"FIRST_REQUEST": str(marker)},
     )
     assert done.returncode == 2, done.stderr  # every vector answered unsupported

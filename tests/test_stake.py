@@ -16,13 +16,12 @@ import hmac
 import json
 import math
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, fairvec
+from support import REPO, fairvec, misbehaving
 
 from fairvec.inputs import Stream
 from fairvec.reference import InvalidInput, compute, stake
@@ -315,8 +314,8 @@ def test_a_wrong_port_is_caught(mistake: str, tmp_path: Path) -> None:
     selection = [part for algorithm in algorithms for part in ("--algorithm", algorithm)]
     chosen = [part for vector_id in sorted(caught) for part in ("-k", vector_id)]
     report = tmp_path / "report.json"
-    port = [sys.executable, str(Path(__file__)), mistake]
-    done = fairvec("run", *selection, *chosen, "--json", report, "--", *port)
+    port = misbehaving("--mistakes", __file__, "--mistake", mistake)
+    done = fairvec("run", *selection, *chosen, "--json", report, *port)
     results = done.report(report)["results"]
     assert done.status == 1, done.stderr[-500:]
     assert {r["id"] for r in results if r["status"] == "fail"} == caught
@@ -419,23 +418,6 @@ def _break(mistake: str) -> None:
         raise SystemExit(f"unknown mistake {mistake!r}")
 
 
-def _serve(mistake: str) -> None:
+def make_mistake(mistake: str) -> None:
+    """The wrong port: tests/adapters/misbehaving.py answers with the reference so broken."""
     _break(mistake)
-    algorithms = {i: list(a.variants) for i, a in registry().items() if i.startswith("stake.")}
-    hello = {"type": "hello", "protocol": 1, "name": f"wrong-{mistake}", "version": "0"}
-    print(json.dumps({**hello, "algorithms": algorithms}), flush=True)
-    for line in sys.stdin:
-        request = json.loads(line)
-        try:
-            output = compute(request["algorithm"], request["input"], request.get("variant"))
-            response: dict[str, Any] = {"id": request["id"], "output": output}
-        except InvalidInput as error:
-            response = {
-                "id": request["id"],
-                "error": {"code": error.code, "message": error.message},
-            }
-        print(json.dumps(response), flush=True)
-
-
-if __name__ == "__main__":
-    _serve(sys.argv[1])

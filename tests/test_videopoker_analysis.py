@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import FAIRVEC
+from support import FAIRVEC_COMMAND
 
 np = pytest.importorskip("numpy")
 
@@ -198,7 +198,7 @@ def test_without_numpy_the_bundled_adapter_skips_the_analysis_with_the_reason(
     (blocker / "__init__.py").write_text("raise ImportError('No module named numpy')\n")
     report = tmp_path / "report.json"
     done = subprocess.run(
-        [FAIRVEC, "run", "--bundled", "python", "--algorithm", "videopoker.analysis",
+        [*FAIRVEC_COMMAND, "run", "--bundled", "python", "--algorithm", "videopoker.analysis",
          "--json", str(report)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},

@@ -388,7 +388,7 @@ def videopoker_cards() -> Verdict:
 
 def videopoker_return(name: str, stated: str) -> Callable[[], Verdict]:
     def verdict() -> Verdict:
-        from fairvec.analysis import videopoker  # NumPy, the optional extra
+        from fairvec.analysis import videopoker  # NumPy: the optional 'analysis' extra
 
         analysis = videopoker.analyze(videopoker.PAY_TABLES[name])
         computed = videopoker.decimal(analysis.returns)

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from fairvec.analysis import ALGORITHMS
+from fairvec.analysis.report import render_distribution
 from fairvec.errors import FairvecError
 from fairvec.extras import require
 from fairvec.jsonio import write_atomically
@@ -113,6 +114,8 @@ def run_claims(arguments: argparse.Namespace) -> int:
     require("analysis", "numpy", "analyze claims (the video poker rows)")
     if arguments.write is not None:
         check_not_special(arguments.write, "analyze claims --write")
+    # imports the reference (90 ms): building the command line must not (the analysis'
+    # __init__; tests/test_runner.py builds every command's parser)
     from fairvec.analysis.claims import render
 
     text = render()
@@ -139,7 +142,7 @@ def run_videopoker(arguments: argparse.Namespace) -> int:
         raise FairvecError("analyze videopoker: give --pay-table NAME (jacks-or-better, "
                            "tens-or-better, bonus-poker) or a custom table")
     require("analysis", "numpy", "analyze videopoker")
-    from fairvec.analysis import videopoker
+    from fairvec.analysis import videopoker  # NumPy: the optional 'analysis' extra
 
     try:
         table = videopoker.parse_pay_table(arguments.pay_table)
@@ -156,8 +159,8 @@ def check_plot_path(path: Path) -> None:
 
 
 def run_distribution(arguments: argparse.Namespace) -> int:
+    # imports the reference (100 ms): building the command line must not (see run_claims)
     from fairvec.analysis.outcomes import ANALYSES, Options
-    from fairvec.analysis.report import render_distribution
 
     analysis = ANALYSES.get(arguments.target)
     if analysis is None:
@@ -176,7 +179,7 @@ def run_distribution(arguments: argparse.Namespace) -> int:
     distribution = analysis(Options(**chosen))
     print(render_distribution(distribution, SHOWN_ROWS if not arguments.all else None), end="")
     if arguments.plot is not None:
-        from fairvec.analysis.plot import plot
+        from fairvec.analysis.plot import plot  # imports the reference (see run_claims)
 
         plot(arguments.target, distribution, Options(**chosen), arguments.plot)
         print(f"plot: {arguments.plot}")

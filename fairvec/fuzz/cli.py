@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fairvec.runner.cli import positive_int, positive_seconds
+from fairvec.fuzz import MAX_DETAILS
+from fairvec.runner.arguments import positive_int, positive_seconds
 
 MAX_SEED = 2**63 - 1
-MAX_DETAILS = 5  # --max-details: mismatches reported in full
 
 
 def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

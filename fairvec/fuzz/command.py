@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fairvec.errors import FairvecError
 from fairvec.extras import missing_for, require_for_algorithms
-from fairvec.fuzz.cli import MAX_DETAILS
+from fairvec.fuzz import MAX_DETAILS
 from fairvec.fuzz.engine import Fuzzer, Outcome
 from fairvec.fuzz.plan import AlgorithmPlan
 from fairvec.fuzz.report import (
@@ -29,7 +29,7 @@ from fairvec.fuzz.report import (
 from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
 from fairvec.regular_files import check_not_special
-from fairvec.runner.cli import adapter_command
+from fairvec.runner.arguments import adapter_command
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
 from fairvec.specs import Spec, load_spec, spec_paths

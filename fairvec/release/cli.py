@@ -64,6 +64,8 @@ def _add_build(actions: Commands[argparse.ArgumentParser]) -> None:
 
 
 def _run_build(arguments: argparse.Namespace) -> int:
+    # start-up: 70 ms (jsonschema, tarfile) that only these commands need, not building
+    # the command line (`fairvec --help` builds every command's parser); so below
     from fairvec.release.build import build
     from fairvec.release.sign import sign_release
 
@@ -106,6 +108,7 @@ def _add_sign(actions: Commands[argparse.ArgumentParser]) -> None:
 
 
 def _run_sign(arguments: argparse.Namespace) -> int:
+    # start-up: see _run_build
     from fairvec.release.sign import sign_release
     from fairvec.release.verify import open_suite
 
@@ -181,7 +184,7 @@ def _size(text: str) -> int:
 
 
 def _limits(arguments: argparse.Namespace) -> Limits:
-    from fairvec.release.verify import Limits
+    from fairvec.release.verify import Limits  # start-up: see _run_build
 
     defaults = Limits()
     return Limits(
@@ -191,7 +194,7 @@ def _limits(arguments: argparse.Namespace) -> Limits:
 
 
 def _run_verify(arguments: argparse.Namespace) -> int:
-    from fairvec.release.verify import open_verified_suite
+    from fairvec.release.verify import open_verified_suite  # start-up: see _run_build
 
     require_release_extra("fairvec release verify")
     with open_verified_suite(
@@ -228,7 +231,7 @@ def _add_diff(actions: Commands[argparse.ArgumentParser]) -> None:
 
 
 def _run_diff(arguments: argparse.Namespace) -> int:
-    from fairvec.release.diff import diff_releases, write_diff
+    from fairvec.release.diff import diff_releases, write_diff  # start-up: see _run_build
 
     if arguments.trusted_key is not None:  # without one, no signature is checked
         require_release_extra("fairvec release diff --trusted-key")

@@ -97,6 +97,7 @@ def load_signing_key(path: Path, kind: Kind) -> SigningKey:
 
 
 def _load_ssh_private(path: Path, text: str) -> SigningKey:
+    # cryptography: the optional 'release' extra
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_ssh_private_key
@@ -120,6 +121,7 @@ def _load_ssh_private(path: Path, text: str) -> SigningKey:
 
 
 def _load_minisign_secret(path: Path, text: str) -> SigningKey:
+    # cryptography: the optional 'release' extra
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     lines = [line for line in text.splitlines() if line.strip()]
@@ -146,6 +148,7 @@ def _load_minisign_secret(path: Path, text: str) -> SigningKey:
 
 
 def _raw_public(private: Ed25519PrivateKey) -> bytes:
+    # cryptography: the optional 'release' extra
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
     return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)

@@ -45,6 +45,7 @@ def _decode(line: str, size: int, what: str) -> bytes:
 def verify(trusted: TrustedKey, message: bytes, text: str) -> str:
     """The signer's identity (key id and trusted comment) if ``text`` is a good signature of
     ``message`` by the trusted minisign key."""
+    # cryptography: the optional 'release' extra
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 

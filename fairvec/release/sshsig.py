@@ -87,6 +87,7 @@ def _fields(blob: bytes) -> tuple[bytes, bytes, bytes, bytes]:
 
 def verify(trusted: TrustedKey, message: bytes, text: str) -> str:
     """The identity of the trusted signer whose key made ``text`` over ``message``."""
+    # cryptography: the optional 'release' extra
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 

@@ -15,7 +15,9 @@ id of the request two after it, then answers those two), stderr-late (answers th
 requests on stdout first, then this one on stderr), huge-integer (an output integer of 5,000
 digits), nan, infinity, minus-infinity, overflow (1e400) (that literal in the output),
 duplicate-key (a key twice inside the output), duplicate-output (the key "output" twice,
-the right answer last), sleep (sleeps --sleep seconds, default 1.5, then answers).
+the right answer last), sleep (sleeps --sleep seconds, default 1.5, then answers),
+move-text (the output's "move" is --move TEXT), huge-move (the output's "move" is 100,000
+letters), say-crash (writes --say TEXT on stderr, then exits 1).
 
 Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
 crash-after-restart (crashes on every start after the first, via a marker file given as
@@ -32,6 +34,7 @@ request's, to FILE).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -97,6 +100,16 @@ def start_up(startup: str, words: list[str]) -> None:
         marker.write_text("started once")
 
 
+def make_mistake(mistakes: str, word: str) -> None:
+    """Load the Python file ``mistakes`` and let its make_mistake(word) patch the reference."""
+    sys.path.insert(0, str(Path(mistakes).resolve().parent))
+    spec = importlib.util.spec_from_file_location("mistakes", mistakes)
+    assert spec is not None and spec.loader is not None, mistakes
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.make_mistake(word)
+
+
 def hello(algorithms: str | None, many: int = 0) -> dict[str, Any]:
     if algorithms is None:
         from fairvec.reference import registry
@@ -105,8 +118,8 @@ def hello(algorithms: str | None, many: int = 0) -> dict[str, Any]:
     else:
         listed = json.loads(algorithms)
     listed.update({f"nosuch.algorithm_{number}": [] for number in range(many)})
-    return {"type": "hello", "protocol": 1, "name": "misbehaving", "version": "0",
-            "algorithms": listed}  # fmt: skip
+    return {"type": "hello", "protocol": 1, "name": GIVEN.get("name", "misbehaving"),
+            "version": GIVEN.get("version", "0"), "algorithms": listed}  # fmt: skip
 
 
 def start_grandchildren(pids: str | None) -> None:
@@ -153,6 +166,13 @@ def misbehave(mode: str, request: dict[str, Any], pids: str | None) -> bool:
         emit(reference_answer(request))
     elif mode == "echo":
         emit({"id": request["id"], "output": request["input"]})
+    elif mode in ("move-text", "huge-move"):
+        answer = reference_answer(request)
+        move = GIVEN["move"] if mode == "move-text" else "A" * 100_000
+        emit({**answer, "output": {**answer["output"], "move": move}})
+    elif mode == "say-crash":
+        emit(GIVEN["say"], sys.stderr)
+        os._exit(1)
     elif not misbehave_in_json(mode, request):
         return misbehave_fatally(mode, pids)
     return True
@@ -255,6 +275,8 @@ def main(arguments: list[str]) -> None:
     start_up(startup, words)
     one_in = int(given.get("crash-one-in", 0))
     modes = {vector: mode for mode, vector in (w.split(":", 1) for w in words if ":" in w)}
+    if "mistakes" in given:
+        make_mistake(given["mistakes"], given["mistake"])
     late = given.get("greet-late")
     if late:
         greet_late(late)
@@ -264,6 +286,8 @@ def main(arguments: list[str]) -> None:
     lines = iter(sys.stdin)
     for line in lines:
         request = json.loads(line)
+        if "mark" in given:
+            Path(given["mark"]).touch()
         if late:
             note(late, "request")
             late = None

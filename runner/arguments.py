@@ -1,0 +1,77 @@
+"""Command-line pieces shared by the commands that drive an adapter (``fairvec run``,
+``fuzz`` and ``accumulated``): the argument types, and the adapter command given as
+``--bundled python|node`` or ``-- COMMAND [ARGS...]``.
+
+Kept apart from the run command so that the other commands do not import it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from importlib import resources
+
+from fairvec.errors import FairvecError
+
+MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
+MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of seconds more than 0 and at most {MAX_TIMEOUT:g}"
+        )
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
+    return value
+
+
+def line_cap(text: str) -> int:
+    """--max-line-bytes: a whole number, at least enough for a hello line."""
+    value = positive_int(text)
+    if value < MIN_LINE:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least {MIN_LINE}")
+    return value
+
+
+def adapter_command(arguments: argparse.Namespace) -> list[str]:
+    """The adapter to start, from ``--bundled`` and the words after ``--`` (exactly one of
+    the two)."""
+    command = list(arguments.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if arguments.bundled and command:
+        raise FairvecError("give either --bundled or -- COMMAND, not both")
+    if arguments.bundled:
+        return bundled_adapter(arguments.bundled)
+    if not command:
+        raise FairvecError("no adapter: give --bundled python|node or -- COMMAND [ARGS...]")
+    return command
+
+
+def bundled_adapter(name: str) -> list[str]:
+    """The command that starts the bundled adapter ``name`` (python or node)."""
+    if name == "python":
+        # -P: never import from the current folder, which may be a fairvec checkout
+        return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
+    import shutil
+
+    script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
+    node = shutil.which("node")
+    if node is None:
+        raise FairvecError("--bundled node: no 'node' on PATH (install Node.js 20 or later)")
+    return [node, str(script)]

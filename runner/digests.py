@@ -1,0 +1,148 @@
+"""The digests a run's reports carry: of every vector of the suite the vectors were drawn
+from (so two reports with the same digest drew from the same vectors), and of the vectors
+run. Each is taken from the digest cache when it has it, else computed (and cached) in
+one pass over the vectors, after the run: a digest never delays the first request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairvec import __version__
+from fairvec.runner.accumulate import Accumulated
+from fairvec.runner.options import SelectionOptions
+from fairvec.runner.selection import Selection
+from fairvec.vectorfiles import (
+    DigestCache,
+    DigestStream,
+    ValidationCache,
+    canonical_items,
+    digest_key,
+    read_unchecked,
+    read_vector_bytes,
+    vector_file_paths,
+)
+
+if TYPE_CHECKING:  # the reports are imported once the run is over: not on the way to it
+    from fairvec.release.verify import VerifiedSuite
+    from fairvec.runner.report import SuiteSource
+
+
+def digests(
+    options: SelectionOptions,
+    release: VerifiedSuite | None,
+    archive: Path | None,
+    selection: Selection,
+    chosen: list[Accumulated],
+) -> tuple[SuiteSource, str]:
+    """What the vectors were drawn from, with the digest of all of its vectors (the signed
+    one for ``release``, extracted from ``archive``; else computed as the release builder
+    does), and the digest of the vectors run (the fixed ones, then the accumulated ones).
+
+    Both come from the digest cache when it has them, keyed by fairvec's version, every
+    vector file's place and SHA-256, and the selection; else they are computed in one pass
+    over the vectors, each canonicalised once."""
+    from fairvec.runner.report import SuiteSource
+
+    root = options.root
+    cache = DigestCache.open()
+    run_key = digest_key(
+        files=_placed(root, [(f.path, f.sha256) for f in selection.files]),
+        selection=options.recorded(),
+        tier=options.tier,
+    )
+    run = cache.get(run_key)
+    if release is not None:
+        suite = SuiteSource(
+            release.version,
+            release.digest,
+            release.manifest.vectors,
+            "release",
+            str(archive),
+            release.signer,
+        )
+        if run is None:
+            run = _computed(root, selection, chosen, {}, suite=False)[1]
+            cache.add(run_key, *run)
+        cache.save()
+        return suite, run[0]
+    # The suite: every vector file, the unselected ones read (and only on a miss parsed).
+    loaded = {f.path: f.sha256 for f in selection.files}
+    unselected = {
+        path: _read_vector_file(path) for path in vector_file_paths(root) if path not in loaded
+    }
+    hashes = {**loaded, **{path: sha for path, (sha, _raw) in unselected.items()}}
+    suite_key = digest_key(files=_placed(root, sorted(hashes.items())))
+    whole = cache.get(suite_key)
+    if whole is None:
+        whole, run = _computed(root, selection, chosen, unselected, suite=True)
+        cache.add(suite_key, *whole)
+        cache.add(run_key, *run)
+    elif run is None:
+        run = _computed(root, selection, chosen, {}, suite=False)[1]
+        cache.add(run_key, *run)
+    cache.save()
+    installed = options.vectors is None
+    version = __version__ if installed else "unversioned"
+    source = "installed" if installed else "folder"
+    return SuiteSource(version, whole[0], whole[1], source, str(root)), run[0]
+
+
+def _computed(
+    root: Path,
+    selection: Selection,
+    chosen: list[Accumulated],
+    unselected: dict[Path, tuple[str, bytes]],
+    *,
+    suite: bool,
+) -> tuple[tuple[str, int], tuple[str, int]]:
+    """(the suite's digest and count, the run's digest and count), in one pass: every
+    vector is canonicalised once, and fed to the suite's hash, the run's, or both. With
+    ``suite`` False only the run's is computed (the first pair is then meaningless)."""
+    run = DigestStream()
+    everything = DigestStream() if suite else None
+    picked = {id(work.vector) for work in selection.works}
+    loaded = {f.path: f for f in selection.files}
+    paths = vector_file_paths(root) if suite else [f.path for f in selection.files]
+    known = ValidationCache.open() if unselected else None
+    for path in paths:
+        vector_file = loaded.get(path)
+        if vector_file is None:  # in the suite, not selected
+            assert everything is not None and known is not None
+            sha, raw = unselected[path]
+            everything.add(read_unchecked(path, raw, sha, known)["vectors"])
+            continue
+        vectors = vector_file.vectors
+        taken = [vector for vector in vectors if id(vector) in picked]
+        if everything is None:
+            run.add(taken)
+        elif len(taken) == len(vectors):  # the whole file: one canonical text for both
+            if everything.count == run.count:  # nothing left out so far: the same hash
+                run.add(vectors)
+                everything = run.copy()
+                continue
+            items = canonical_items(vectors)
+            everything.add_items(items)
+            run.add_items(items)
+        else:
+            items = canonical_items(vectors)
+            everything.add_items(items)
+            run.add_items([item for item, v in zip(items, vectors, strict=True) if id(v) in picked])
+    if run.count != len(selection.works):  # the works are the files' vectors, in order
+        raise RuntimeError(f"the run's digest covers {run.count} of {len(selection.works)}")
+    whole = (everything.digest(), everything.count) if everything is not None else ("", 0)
+    run.add([one.vector for one in chosen])
+    return whole, (run.digest(), run.count)
+
+
+def _read_vector_file(path: Path) -> tuple[str, bytes]:
+    """(SHA-256, bytes) of a vector file, to key the digest cache."""
+    raw = read_vector_bytes(path)  # bounded: an unselected FIFO must not hang the digest
+    return hashlib.sha256(raw).hexdigest(), raw
+
+
+def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:
+    """Each file's place under ``root`` with its SHA-256: the cache key's file list."""
+    return [[path.relative_to(root).as_posix(), sha] for path, sha in hashes]

@@ -1,0 +1,91 @@
+"""What ``fairvec run`` is asked to do, as plain values: the command line builds a
+``RunOptions`` from its flags (runner/cli.py, in one place), and the run
+(runner/run.py), the selection, the digests and the reports read it. Nothing here knows
+about argparse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairvec.vectorfiles import default_vectors_root
+
+
+@dataclass(frozen=True)
+class SelectionOptions:
+    """Which vectors to run: each filter left empty selects everything."""
+
+    vectors: Path | None = None  # the vector folder; None: the installed vectors
+    algorithms: tuple[str, ...] = ()  # --algorithm globs
+    keywords: tuple[str, ...] = ()  # -k: vector id globs, or text an id contains
+    tags: tuple[str, ...] = ()  # --tag: a vector carrying any of them
+    excluded_tags: tuple[str, ...] = ()  # --exclude-tag: a vector carrying none of them
+    tier: str = "default"  # --tier of the accumulated vectors: default, full or none
+
+    @property
+    def root(self) -> Path:
+        return self.vectors or default_vectors_root()
+
+    def recorded(self) -> dict[str, list[str]]:
+        """The filters as the digest cache keys them and the coverage attestation shows
+        them (under the names of the options)."""
+        return {
+            "algorithm": list(self.algorithms),
+            "keyword": list(self.keywords),
+            "tag": list(self.tags),
+            "exclude_tag": list(self.excluded_tags),
+        }
+
+
+@dataclass(frozen=True)
+class AdapterLimits:
+    """How each adapter process is driven, and when it is given up on. The field names are
+    the session's keyword arguments (runner/session.py)."""
+
+    timeout: float  # seconds per vector
+    window: int  # requests sent ahead of the answers
+    max_line: int  # bytes in a line from the adapter
+    max_crashes: int  # in a row, before the run stops
+    max_timeouts: int  # in a row, before the run stops
+
+    def session_keywords(self) -> dict[str, Any]:
+        return {
+            "timeout": self.timeout,
+            "window": self.window,
+            "max_line": self.max_line,
+            "max_crashes": self.max_crashes,
+            "max_timeouts": self.max_timeouts,
+        }
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """--suite: a signed release to run, verified first (docs/ci.md)."""
+
+    archive: Path | None  # None: no release, the vectors of SelectionOptions
+    trusted_key: Path | None
+    min_version: str | None  # an older release is refused (a rollback)
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    json: Path | None  # "-" for standard output
+    junit: Path | None
+    max_details: int  # failures shown in full on the terminal
+    progress: bool  # a progress bar, when stderr is a terminal outside CI
+    fail_on_skip: bool  # a skipped vector fails the run
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything ``fairvec run`` was asked for."""
+
+    command: tuple[str, ...]  # the adapter and its arguments
+    jobs: int  # adapter processes in parallel, at most
+    limits: AdapterLimits
+    selection: SelectionOptions
+    known_failures: Path | None  # the list of vectors expected to fail
+    release: ReleaseOptions
+    reports: ReportOptions

@@ -1,0 +1,200 @@
+"""What a run of ``fairvec run`` comes to, once the vectors have run: the warnings about
+the adapter's hello and the run, the exit status (and the one line that explains a 2), the
+coverage attestation, and the reports written (their paths are checked before the run).
+
+The report renderers (runner/report.py) are imported only here and only then: nothing
+for the reports is on the way to the first request.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairvec.errors import FairvecError
+from fairvec.regular_files import check_not_special, write_all_or_none
+from fairvec.runner.options import ReportOptions, SelectionOptions
+from fairvec.runner.protocol import Hello
+from fairvec.runner.results import KnownFailure, Result
+from fairvec.runner.selection import suite_algorithms
+from fairvec.runner.session import AnySession
+
+if TYPE_CHECKING:
+    from fairvec.runner.report import Coverage, RunInfo, SuiteSource
+
+EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 2
+SHOWN_UNKNOWN = 10  # unknown algorithm ids of a hello named one by one, with a hint
+
+
+# -- the warnings --------------------------------------------------------------------------
+
+
+def hello_warnings(
+    hello: Hello, suite: set[str], variants: dict[str, list[str]]
+) -> list[str]:
+    """What in the hello would make vectors skip silently: unknown algorithm ids (likely
+    misspelt), unknown variants, and [] for an algorithm that has variants."""
+    import difflib
+
+    named = set(hello.algorithms)
+    warnings = []
+    if not named & suite:
+        warnings.append("the hello names no algorithm the suite has: every vector is skipped")
+    unknown = sorted(named - suite)
+    for algorithm in unknown[:SHOWN_UNKNOWN]:
+        close = difflib.get_close_matches(algorithm, sorted(suite), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        warnings.append(f"the hello names {algorithm!r}, which the suite does not have{hint}")
+    if len(unknown) > SHOWN_UNKNOWN:  # each hint costs a fuzzy match against the suite
+        warnings.append(
+            f"the hello names {len(unknown) - SHOWN_UNKNOWN:,} more algorithms the suite "
+            "does not have"
+        )
+    for algorithm in sorted(named & set(variants)):
+        listed, known = hello.algorithms[algorithm], variants[algorithm]
+        for variant in listed:
+            if variant not in known:
+                has = f"has variants {', '.join(known)}" if known else "has no variants"
+                warnings.append(
+                    f"the hello lists variant {variant!r} of {algorithm}, which {has}"
+                )
+        if known and not listed:
+            warnings.append(
+                f"the hello lists no variant of {algorithm} ([]), which has variants "
+                f"{', '.join(known)}: its vectors are skipped"
+            )
+    return warnings
+
+
+def run_warnings(
+    session: AnySession, results: list[Result], *, fail_on_skip: bool
+) -> list[str]:
+    warnings = []
+    sent = [r for r in results if r.status in ("pass", "fail", "error") or r.answered_unsupported]
+    if sent and all(result.answered_unsupported for result in sent):
+        warnings.append(f"the adapter answered unsupported to all {len(sent)} vectors it was sent")
+    if session.stray_lines:
+        warnings.append(
+            f"the adapter wrote {len(session.stray_lines)} line(s) that no request asked "
+            f"for, the first: {session.stray_lines[0]}"
+        )
+    skipped = sum(result.status == "skip" for result in results)
+    if fail_on_skip and skipped:
+        warnings.append(f"{skipped} vector(s) skipped, and --fail-on-skip is set")
+    return warnings
+
+
+# -- the exit status -----------------------------------------------------------------------
+
+
+def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> int:
+    if session.infrastructure_error or not _any_run(results):
+        return EXIT_INFRASTRUCTURE
+    from fairvec.runner.report import is_success
+
+    if not is_success(results):
+        return EXIT_FAILED
+    if fail_on_skip and any(result.status == "skip" for result in results):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _any_run(results: list[Result]) -> bool:
+    return any(result.status in ("pass", "fail", "error") for result in results)
+
+
+def report_status(session: AnySession, results: list[Result], status: int) -> int:
+    """The one line on stderr that says why the status is 2."""
+    if session.infrastructure_error:
+        print(
+            f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr
+        )
+    elif not _any_run(results):
+        print(
+            "fairvec: error: no vector was run: every selected vector was skipped "
+            "(see the warnings above; check the hello's algorithm ids and variants)",
+            file=sys.stderr,
+        )
+    return status
+
+
+# -- the coverage attestation --------------------------------------------------------------
+
+
+def coverage(
+    selection: SelectionOptions, suite: SuiteSource, hello: Hello, known: list[KnownFailure]
+) -> Coverage:
+    from fairvec.runner.report import Coverage
+
+    return Coverage(
+        suite=suite,
+        declared={name: list(variants) for name, variants in sorted(hello.algorithms.items())},
+        algorithms=sorted(suite_algorithms(selection.root)),
+        selection=selection.recorded(),
+        known_failures=known,
+    )
+
+
+# -- the reports ---------------------------------------------------------------------------
+
+
+def write_reports(reports: ReportOptions, info: RunInfo, results: list[Result]) -> None:
+    """The terminal report, then every report file asked for, all or none (a signal while
+    they are written waits for the last one). ``--json -`` sends the JSON report to
+    standard output, and the terminal report to standard error."""
+    from fairvec.runner.report import render_json, render_junit, write_human
+
+    to_stdout = _is_stdout(reports.json)
+    terminal = sys.stderr if to_stdout else sys.stdout
+    terminal.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    write_human(terminal, info, results, reports.max_details)
+    files = []
+    if reports.json is not None and not to_stdout:
+        files.append((reports.json, render_json(info, results), "--json"))
+    if reports.junit is not None:
+        files.append((reports.junit, render_junit(info, results), "--junit"))
+    write_all_or_none(files)
+    if to_stdout:
+        sys.stdout.write(render_json(info, results))
+        sys.stdout.flush()
+
+
+def _is_stdout(path: Path | None) -> bool:
+    return path is not None and str(path) == "-"
+
+
+def check_report_paths(*paths: Path | None) -> None:
+    """Before the run, not after it: a report that cannot be written wastes the run, and a
+    path that names a device or a FIFO must never be replaced by a file."""
+    given = [(option, path) for option, path in zip(("--json", "--junit"), paths, strict=True)]
+    if _is_stdout(given[1][1]):
+        raise FairvecError("--junit -: only the JSON report can go to standard output")
+    chosen = [(option, path) for option, path in given if path is not None and not _is_stdout(path)]
+    if len(chosen) == 2 and chosen[0][1].resolve() == chosen[1][1].resolve():
+        raise FairvecError(f"--json and --junit are both {chosen[0][1]}: give two files")
+    for option, path in chosen:
+        if path.is_dir():
+            raise FairvecError(f"{option} {path}: is a folder; give a file name in it")
+        check_not_special(path, option)
+        folder = path.absolute().parent
+        while not folder.exists():
+            folder = folder.parent
+        if not folder.is_dir():
+            raise FairvecError(f"{option} {path}: {folder} is not a folder")
+        _probe_writable(option, path, folder)
+
+
+def _probe_writable(option: str, path: Path, folder: Path) -> None:
+    """Create and remove a file where the report will go (missing folders below ``folder``
+    are made when it is written, as pytest's --junitxml does). Permission bits alone say
+    yes for root or for /proc, where no file can be made."""
+    import tempfile
+
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".fairvec-probe-"):
+            pass
+    except OSError as error:
+        raise FairvecError(
+            f"{option} {path}: cannot write in {folder} ({error.strerror}); choose another place"
+        ) from None

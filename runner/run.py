@@ -1,0 +1,278 @@
+"""A run of ``fairvec run``, from its ``RunOptions``: the release verified (with --suite),
+the adapter started, the vectors selected and sent, the outcome reported; its exit status
+returned.
+
+The runner reads vector files and talks to adapters; it never imports the reference.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from fairvec.errors import FairvecError, Interrupted
+from fairvec.runner import accumulate as accumulated
+from fairvec.runner.digests import digests
+from fairvec.runner.known_failures import apply_known_failures, read_known_failures
+from fairvec.runner.options import (
+    AdapterLimits,
+    ReleaseOptions,
+    RunOptions,
+    SelectionOptions,
+)
+from fairvec.runner.outcome import (
+    EXIT_OK,
+    check_report_paths,
+    coverage,
+    hello_warnings,
+    outcome,
+    report_status,
+    run_warnings,
+    write_reports,
+)
+from fairvec.runner.process import (
+    AdapterProcess,
+    AdapterStartError,
+    RunnerResourceError,
+    become_subreaper,
+)
+from fairvec.runner.results import KnownFailure, Result
+from fairvec.runner.selection import Selection, nothing_selected, select, suite_algorithms
+from fairvec.runner.session import AnySession, ParallelSession, Session, jobs_for
+from fairvec.vectorfiles import VectorFile
+
+if TYPE_CHECKING:  # the release's tools are imported only for --suite
+    from fairvec.release.verify import VerifiedSuite
+
+
+def run(options: RunOptions) -> int:
+    """The run's exit status (0 all passed, 1 failures, 2 the run could not be trusted);
+    a usage error (fairvec exits 2 with its message) is raised as a FairvecError."""
+    check_report_paths(options.reports.json, options.reports.junit)
+    # read before the adapter starts: a bad list is a usage error, not a wasted run
+    known = read_known_failures(options.known_failures) if options.known_failures else []
+    # verified before anything in it is read
+    with verified_release(options.release, options.selection.vectors) as release:
+        if release is not None:  # its vectors are the ones selected from
+            options = replace(
+                options, selection=replace(options.selection, vectors=release.vectors)
+            )
+        become_subreaper()  # so a descendant that escapes the adapter's group is still ours
+        # SIGTERM and SIGHUP stop the run as Ctrl-C does, up to the last report written.
+        with _signals_stop_the_run():
+            return _run_and_report(options, release, known)
+
+
+@contextmanager
+def verified_release(
+    release: ReleaseOptions, vectors: Path | None
+) -> Iterator[VerifiedSuite | None]:
+    """With --suite, the release verified against --trusted-key and extracted to a
+    temporary folder (deleted afterwards); else None. ``vectors``: the --vectors given,
+    which a release replaces (so both cannot be given)."""
+    if release.archive is None:
+        if release.trusted_key or release.min_version:
+            raise FairvecError("--trusted-key and --min-version go with --suite ARCHIVE")
+        yield None
+        return
+    if vectors is not None:
+        raise FairvecError("give either --suite ARCHIVE or --vectors DIR, not both")
+    if release.trusted_key is None:
+        raise FairvecError(
+            f"--suite {release.archive}: give --trusted-key KEY (an allowed_signers file, an "
+            "OpenSSH or a minisign public key); a release is run only once verified"
+        )
+    from fairvec.release.errors import require_release_extra
+    from fairvec.release.verify import open_verified_suite
+
+    require_release_extra("fairvec run --suite")  # named as the user typed it
+    with open_verified_suite(release.archive, release.trusted_key, release.min_version) as suite:
+        yield suite
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """What the vectors' run left for the reports."""
+
+    selection: Selection
+    chosen: list[accumulated.Accumulated]  # the accumulated vectors, run after the others
+    session: AnySession  # closed
+    results: list[Result]
+    restarts: int  # of the accumulated vectors' adapter (the session counts its own)
+    started_at: str  # ISO 8601, UTC
+    duration: float  # seconds
+
+
+def _run_and_report(
+    options: RunOptions, release: VerifiedSuite | None, known: list[KnownFailure]
+) -> int:
+    ran = _run_vectors(options)
+    apply_known_failures(ran.results, known)
+    return _report(options, release, known, ran)
+
+
+def _run_vectors(options: RunOptions) -> _Ran:
+    command = list(options.command)
+    # The adapter starts first, and gets ready on another core while the vectors load.
+    with _spawned_early(command, options.limits) as early:
+        selection = select(options.selection, none_ok=True, freeze=True)
+        chosen = _accumulated_for(options.selection, selection.files)
+        if not selection.works and not chosen:
+            raise nothing_selected(options.selection.root, options.selection.algorithms)
+        works = selection.works
+        started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        clock = time.monotonic()
+        wanted = _progress_wanted(options.reports.progress)
+        with _progress(len(works) + len(chosen), enabled=wanted) as advance:
+            session = _start_session(command, options, advance, len(works), early)
+            try:
+                results = session.run(works)
+                streamed, restarts = accumulated.run_for_run(
+                    command, chosen, advance, **options.limits.session_keywords()
+                )
+                results += streamed
+            except RunnerResourceError as error:
+                raise FairvecError(
+                    f"the runner itself: {error} (raise the limit: ulimit -n)"
+                ) from None
+            finally:
+                session.close()
+        duration = time.monotonic() - clock
+    return _Ran(selection, chosen, session, results, restarts, started_at, duration)
+
+
+def _report(
+    options: RunOptions, release: VerifiedSuite | None, known: list[KnownFailure], ran: _Ran
+) -> int:
+    """The warnings, the digests and the reports; the exit status."""
+    session, results, fail_on_skip = ran.session, ran.results, options.reports.fail_on_skip
+    suite_ids = suite_algorithms(options.selection.root)
+    warnings = hello_warnings(session.hello, suite_ids, ran.selection.variants)
+    warnings += session.warnings + run_warnings(session, results, fail_on_skip=fail_on_skip)
+    status = outcome(session, results, fail_on_skip=fail_on_skip)
+    suite, run_digest = digests(  # after the run
+        options.selection, release, options.release.archive, ran.selection, ran.chosen
+    )
+    from fairvec.runner.report import RunInfo
+
+    info = RunInfo(
+        suite_version=suite.version,
+        vectors_digest=run_digest,
+        adapter_name=session.hello.name,
+        adapter_version=session.hello.version,
+        command=list(options.command),
+        started_at=ran.started_at,
+        duration_seconds=ran.duration,
+        restarts=session.restarts + ran.restarts,
+        coverage=coverage(options.selection, suite, session.hello, known),
+        hostname=_hostname(),
+        warnings=warnings,
+        success=status == EXIT_OK,
+    )
+    write_reports(options.reports, info, results)
+    return report_status(session, results, status)
+
+
+def _accumulated_for(
+    selection: SelectionOptions, files: list[VectorFile]
+) -> list[accumulated.Accumulated]:
+    """The accumulated vectors of the files loaded, by the same filters and --tier."""
+    return accumulated.select_for_run(
+        files,
+        keywords=selection.keywords,
+        tags=selection.tags,
+        excluded_tags=selection.excluded_tags,
+        tier=selection.tier,
+    )
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+@contextmanager
+def _spawned_early(command: list[str], limits: AdapterLimits) -> Iterator[AdapterProcess | None]:
+    """The adapter, started before the vector files are read, for the session to take
+    over (its hello is awaited there). Whatever happens before that (a bad vector file, a
+    bad selection, Ctrl-C, SIGTERM) kills it on the way out: nothing is left running. If it
+    cannot even be started, None: the session tries again and says why, at the point where
+    it always did (so a usage error found while loading still comes first)."""
+    try:
+        process: AdapterProcess | None = AdapterProcess(command, max_line=limits.max_line)
+    except (AdapterStartError, RunnerResourceError):
+        process = None
+    try:
+        yield process
+    finally:
+        if process is not None:
+            process.kill()  # a no-op once the session has ended it
+
+
+def _start_session(
+    command: list[str],
+    options: RunOptions,
+    advance: Callable[[], None],
+    vectors: int,
+    process: AdapterProcess | None = None,
+) -> AnySession:
+    """``process``: the adapter already started (_spawned_early), taken over as the first
+    session's; with -j N the others are started here."""
+    keywords = options.limits.session_keywords()
+    keywords["on_result"] = lambda _result: advance()
+    jobs = jobs_for(options.jobs, vectors)
+    try:
+        if jobs > 1:
+            return ParallelSession(command, jobs=jobs, process=process, **keywords)
+        return Session(command, process=process, **keywords)
+    except AdapterStartError as error:
+        raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
+    except RunnerResourceError as error:
+        raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
+
+
+@contextmanager
+def _signals_stop_the_run() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C does: the adapter and everything it
+    started are killed on the way out (Session.close), then fairvec exits 128 + N."""
+
+    def stop(number: int, _frame: FrameType | None) -> None:
+        raise Interrupted(number, signal.Signals(number).name)
+
+    wanted = (signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.signal(number, stop) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _progress_wanted(asked: bool) -> bool:
+    """A progress bar only for a person watching: on a terminal, and not in CI."""
+    return asked and sys.stderr.isatty() and not os.environ.get("CI")
+
+
+@contextmanager
+def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
+    if not enabled:
+        yield lambda: None
+        return
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit="vec", file=sys.stderr, leave=False) as bar:
+
+        def advance() -> None:
+            bar.update(1)
+
+        yield advance

@@ -1,0 +1,103 @@
+"""Which vectors a run sends: the vector files of the algorithms selected (--algorithm
+globs), and of their vectors those the id keywords and the tags select.
+
+Also what the suite holds (its algorithm ids), for the hints that follow a selection or
+a hello naming an algorithm the suite does not have.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from pathlib import Path
+
+from fairvec.errors import FairvecError
+from fairvec.runner.options import SelectionOptions
+from fairvec.runner.results import Work
+from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files
+
+GLOB_CHARACTERS = set("*?[")
+
+
+@dataclass(frozen=True)
+class Selection:
+    files: list[VectorFile]  # the files of the algorithms selected, whole
+    works: list[Work]  # the vectors selected, in the files' order
+    variants: dict[str, list[str]]  # the variants of each algorithm selected
+
+
+def select(
+    options: SelectionOptions, *, none_ok: bool = False, freeze: bool = False
+) -> Selection:
+    """``none_ok``: an empty selection is no error (the caller also selects accumulated
+    vectors). ``freeze``: see load_vector_files (for fairvec run, which holds them to the
+    end)."""
+    works: list[Work] = []
+    variants: dict[str, list[str]] = {}
+    globs = options.algorithms
+    keywords = options.keywords
+    tags = set(options.tags)
+    excluded = set(options.excluded_tags)
+    files = load_vector_files(
+        options.root, lambda name: not globs or _matches_any(name, globs), freeze=freeze
+    )
+    for vector_file in files:
+        schema = vector_file.data["output_schema"]
+        algorithm = vector_file.algorithm
+        variants[algorithm] = [v["id"] for v in vector_file.data.get("variants", [])]
+        if not (keywords or tags or excluded):  # every vector (the common case, made fast)
+            works += [Work(vector, algorithm, schema) for vector in vector_file.vectors]
+            continue
+        for vector in vector_file.vectors:
+            if keywords and not any(_keyword(vector["id"], k) for k in keywords):
+                continue
+            if tags and tags.isdisjoint(vector["tags"]):
+                continue
+            if excluded and not excluded.isdisjoint(vector["tags"]):
+                continue
+            works.append(Work(vector, algorithm, schema))
+    if not works and not none_ok:
+        raise nothing_selected(options.root, options.algorithms)
+    return Selection(files, works, variants)
+
+
+def select_works(options: SelectionOptions) -> list[Work]:
+    """The vectors selected; none is an error."""
+    return select(options).works
+
+
+def nothing_selected(root: Path, globs: tuple[str, ...]) -> FairvecError:
+    """The error for a selection of no vector, with a hint for a misspelt --algorithm."""
+    hint = _algorithm_hint(globs, suite_algorithms(root))
+    return FairvecError(
+        f"{root}: no vector matches the selection (check --algorithm, -k, --tag, "
+        f"--exclude-tag){hint}"
+    )
+
+
+def suite_algorithms(root: Path) -> set[str]:
+    """Every algorithm id of the suite in ``root``, selected or not."""
+    return {algorithm_of(path) for path in root.glob("*/*.json")}
+
+
+def _algorithm_hint(globs: tuple[str, ...], suite: set[str]) -> str:
+    """For an --algorithm that matches nothing, the suite's closest id, as for the hello."""
+    import difflib  # only on the way to an error: not imported before the first request
+
+    for glob in globs:
+        if not any(fnmatch.fnmatchcase(name, glob) for name in suite):
+            close = difflib.get_close_matches(glob, sorted(suite), n=1)
+            if close:
+                return f"; --algorithm {glob!r} matches nothing: did you mean {close[0]!r}?"
+    return ""
+
+
+def _matches_any(name: str, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, glob) for glob in globs)
+
+
+def _keyword(vector_id: str, pattern: str) -> bool:
+    """-k: a pattern with a wildcard is a glob over the whole id, else text in it."""
+    if GLOB_CHARACTERS & set(pattern):
+        return fnmatch.fnmatchcase(vector_id, pattern)
+    return pattern in vector_id
