@@ -95,7 +95,7 @@ def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _add_accumulated(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from fairvec.accumulate_cli import add_accumulated_command
+    from fairvec.accumulated_command import add_accumulated_command
 
     add_accumulated_command(commands)
 

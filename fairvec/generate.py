@@ -19,15 +19,15 @@ from typing import Any
 
 import jsonschema
 
-from fairvec import accumulate
+from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
-from fairvec.inputs import Stream, draw_inputs
+from fairvec.input_draws import Stream, draw_inputs
 from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
 from fairvec.regular_files import SMALL_FILE_LIMIT
 from fairvec.shapes import shapes
 from fairvec.specs import Spec, load_spec, load_specs, spec_paths
-from fairvec.upstream import UpstreamCase, UpstreamDataError
+from fairvec.upstream_loaders import UpstreamCase, UpstreamDataError
 from fairvec.vectorfiles import read_vector_bytes, validate_vector_file
 
 FORMAT = "fairvec-vectors/1"
@@ -239,10 +239,12 @@ def _plan_upstream(
         )
     module_name, function_name = upstream["loader"].split(":")
     try:
-        loader = getattr(importlib.import_module(f"fairvec.upstream.{module_name}"), function_name)
+        module = importlib.import_module(f"fairvec.upstream_loaders.{module_name}")
+        loader = getattr(module, function_name)
     except (ImportError, AttributeError):
         raise FairvecError(
-            f"{where}: upstream/{upstream['name']}/loader: no fairvec.upstream.{module_name}."
+            f"{where}: upstream/{upstream['name']}/loader: no "
+            f"fairvec.upstream_loaders.{module_name}."
             f"{function_name}"
         ) from None
     tags = _unique(
@@ -368,7 +370,7 @@ def build_accumulated(
         full = _full_tier_file(spec, place) if accumulated_set.get("full") else None
         for variant in accumulated_variants(spec, accumulated_set):
             total = accumulate_stream(
-                spec, accumulated_set, generators, variant, accumulate.TIERS["default"],
+                spec, accumulated_set, generators, variant, accumulated_digest.TIERS["default"],
                 output_check, spec_root,
             )
             entries.append(
@@ -414,10 +416,10 @@ def accumulate_stream(
     count: int,
     output_check: SchemaCheck,
     spec_root: Path,
-) -> accumulate.Accumulator:
+) -> accumulated_digest.Accumulator:
     """Feed the reference's answers to the first ``count`` cases to an accumulator."""
-    total = accumulate.Accumulator()
-    cases = accumulate.cases(accumulated_set["seed"], generators)
+    total = accumulated_digest.Accumulator()
+    cases = accumulated_digest.cases(accumulated_set["seed"], generators)
     for index, inputs in zip(range(count), cases, strict=False):
         try:
             output = compute(spec.id, inputs, variant, spec_root=spec_root)
@@ -436,10 +438,10 @@ def _accumulated_entry(
     generators: dict[str, Any],
     variant: str | None,
     tier: str,
-    total: accumulate.Accumulator | dict[str, Any],
+    total: accumulated_digest.Accumulator | dict[str, Any],
 ) -> dict[str, Any]:
-    name = accumulated_set["name"] + (accumulate.FULL_SUFFIX if tier == "full" else "")
-    checkpoints = total.checkpoints if isinstance(total, accumulate.Accumulator) else total[
+    name = accumulated_set["name"] + (accumulated_digest.FULL_SUFFIX if tier == "full" else "")
+    checkpoints = total.checkpoints if isinstance(total, accumulated_digest.Accumulator) else total[
         "checkpoints"
     ]
     tags = ["accumulated", *(["accumulated-full"] if tier == "full" else [])]
@@ -449,9 +451,9 @@ def _accumulated_entry(
         "variant": variant,
         "tier": tier,
         "stream": {"seed": accumulated_set["seed"], "input": generators},
-        "encoding": accumulate.ENCODING,
-        "count": accumulate.TIERS[tier],
-        "block": accumulate.BLOCK,
+        "encoding": accumulated_digest.ENCODING,
+        "count": accumulated_digest.TIERS[tier],
+        "block": accumulated_digest.BLOCK,
         "expected": {"digest": checkpoints[-1], "checkpoints": checkpoints},
         "tags": _unique(tags),
         "provenance": {"accumulated": accumulated_set["name"]},
@@ -484,25 +486,26 @@ def _full_entry(
     generators: dict[str, Any],
     variant: str | None,
     full: dict[str, Any],
-    default: accumulate.Accumulator,
+    default: accumulated_digest.Accumulator,
 ) -> dict[str, Any]:
     """The committed full tier, if it was computed for this very stream and its first
     block agrees with the default tier just computed (a changed reference shows there)."""
-    name = vector_id(spec, accumulated_set["name"] + accumulate.FULL_SUFFIX, variant)
+    name = vector_id(spec, accumulated_set["name"] + accumulated_digest.FULL_SUFFIX, variant)
     command = f"fairvec accumulated full --algorithm {spec.id}"
     found = full.get("vectors", {}).get(name)
-    wanted = accumulate.definition(accumulated_set["seed"], generators, variant)
+    wanted = accumulated_digest.definition(accumulated_set["seed"], generators, variant)
     if not isinstance(found, dict) or found.get("definition") != wanted:
         raise FairvecError(
             f"{place}/full: {full_tier_path(spec).name} has no digests for {name} as the spec "
             f"now defines its stream: recompute them with `{command}` (slow)"
         )
     checkpoints = found.get("checkpoints", [])
-    wanted_blocks = accumulate.TIERS["full"] // accumulate.BLOCK
+    wanted_blocks = accumulated_digest.TIERS["full"] // accumulated_digest.BLOCK
     if len(checkpoints) != wanted_blocks or checkpoints[:1] != default.checkpoints:
         raise FairvecError(
             f"{place}/full: {full_tier_path(spec).name}: the digests of {name} disagree with "
-            f"the reference's first {accumulate.BLOCK} cases: recompute them with `{command}`"
+            f"the reference's first {accumulated_digest.BLOCK} cases: recompute them with "
+            f"`{command}`"
         )
     return _accumulated_entry(spec, accumulated_set, generators, variant, "full", found)
 

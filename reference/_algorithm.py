@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from fairvec.errors import FairvecError
-from fairvec.reference._inputs import InputSchema, check_input, input_schema, spec_root_default
+from fairvec.reference._input_checks import (
+    InputSchema,
+    check_input,
+    input_schema,
+    spec_root_default,
+)
 
 Output = dict[str, Any]
 

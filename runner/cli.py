@@ -11,7 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
-from fairvec.runner import accumulate as accumulated
+from fairvec.runner import accumulated_run
 from fairvec.runner.arguments import adapter_command, line_cap, positive_int, positive_seconds
 from fairvec.runner.options import (
     AdapterLimits,
@@ -119,7 +119,7 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="TAG",
         help="leave out vectors carrying this tag (e.g. slow); repeatable",
     )
-    accumulated.add_tier_option(select)
+    accumulated_run.add_tier_option(select)
     select.add_argument(
         "--known-failures",
         type=Path,

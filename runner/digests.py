@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairvec import __version__
-from fairvec.runner.accumulate import Accumulated
+from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.selection import Selection
 from fairvec.vectorfiles import (

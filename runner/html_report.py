@@ -28,7 +28,7 @@ from typing import Any
 from fairvec.errors import FairvecError
 from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
 from fairvec.regular_files import check_not_special
-from fairvec.runner.accumulate import Accumulated
+from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.report import printable
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
 

@@ -175,7 +175,7 @@ def keys_kept(messages: list[Any], lines: list[bytes]) -> bool:
     return _no_key_dropped(compact_ascii(messages).count(b":"), joined)
 
 
-# (the words fairvec/accumulate.py uses when it meets one in an accumulated case's answer)
+# (the words fairvec/accumulated_digest.py uses when it meets one in an accumulated case's answer)
 NOT_A_NUMBER = "the answer is not JSON: NaN and infinities are not JSON numbers"
 
 

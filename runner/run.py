@@ -20,7 +20,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from fairvec.errors import FairvecError, Interrupted
-from fairvec.runner import accumulate as accumulated
+from fairvec.runner import accumulated_run
 from fairvec.runner.digests import digests
 from fairvec.runner.known_failures import apply_known_failures, read_known_failures
 from fairvec.runner.options import (
@@ -91,7 +91,7 @@ def verified_release(
             f"--suite {release.archive}: give --trusted-key KEY (an allowed_signers file, an "
             "OpenSSH or a minisign public key); a release is run only once verified"
         )
-    from fairvec.release.errors import require_release_extra
+    from fairvec.release.refusals import require_release_extra
     from fairvec.release.verify import open_verified_suite
 
     require_release_extra("fairvec run --suite")  # named as the user typed it
@@ -104,7 +104,7 @@ class _Ran:
     """What the vectors' run left for the reports."""
 
     selection: Selection
-    chosen: list[accumulated.Accumulated]  # the accumulated vectors, run after the others
+    chosen: list[accumulated_run.Accumulated]  # the accumulated vectors, run after the others
     session: AnySession  # closed
     results: list[Result]
     restarts: int  # of the accumulated vectors' adapter (the session counts its own)
@@ -136,7 +136,7 @@ def _run_vectors(options: RunOptions) -> _Ran:
             session = _start_session(command, options, advance, len(works), early)
             try:
                 results = session.run(works)
-                streamed, restarts = accumulated.run_for_run(
+                streamed, restarts = accumulated_run.run_for_run(
                     command, chosen, advance, **options.limits.session_keywords()
                 )
                 results += streamed
@@ -184,9 +184,9 @@ def _report(
 
 def _accumulated_for(
     selection: SelectionOptions, files: list[VectorFile]
-) -> list[accumulated.Accumulated]:
+) -> list[accumulated_run.Accumulated]:
     """The accumulated vectors of the files loaded, by the same filters and --tier."""
-    return accumulated.select_for_run(
+    return accumulated_run.select_for_run(
         files,
         keywords=selection.keywords,
         tags=selection.tags,

@@ -117,7 +117,8 @@ class Session:
         it starts while the caller loads vector files; its hello is awaited here."""
         self.command = list(command)
         self._spawned = process
-        self.judge = judge  # accumulated vectors collect answers instead (runner/accumulate.py)
+        # accumulated vectors collect answers instead (runner/accumulated_run.py)
+        self.judge = judge
         self.timeout = timeout
         self.window = window
         self.startup_timeout = startup_timeout

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from support import MISBEHAVING, REPO, fairvec
 
-from fairvec import accumulate, inputs
-from fairvec.runner import accumulate as streaming
+from fairvec import accumulated_digest, input_draws
+from fairvec.runner import accumulated_run as streaming
 
 ALGORITHM = "stake.crash"
 STREAM_ID = "stake.crash/accumulated@truncate"
@@ -36,7 +36,7 @@ needs_node = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
 
 
 def _input_digest(inputs: dict[str, Any]) -> str:
-    return hashlib.sha256(accumulate.canonical(inputs).encode("utf-8")).hexdigest()
+    return hashlib.sha256(accumulated_digest.canonical(inputs).encode("utf-8")).hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +47,9 @@ def short_stream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
 
     data = json.loads((REPO / "vectors" / "stake" / "crash.json").read_text(encoding="utf-8"))
     entry = next(e for e in data["accumulated"] if e["id"] == STREAM_ID)
-    total = accumulate.Accumulator(BLOCK)
+    total = accumulated_digest.Accumulator(BLOCK)
     stream = entry["stream"]
-    inputs = list(islice(accumulate.cases(stream["seed"], stream["input"]), COUNT))
+    inputs = list(islice(accumulated_digest.cases(stream["seed"], stream["input"]), COUNT))
     for case in inputs:
         total.add({"output": compute(ALGORITHM, case, entry["variant"])})
     entry.update(count=COUNT, block=BLOCK)
@@ -178,18 +178,18 @@ def test_numbers_are_written_as_javascript_writes_them() -> None:
         [str(NODE), "-e", script], input=json.dumps(doubles), capture_output=True, text=True,
         check=True,
     )
-    assert [accumulate.number(value) for value in doubles] == json.loads(done.stdout)
+    assert [accumulated_digest.number(value) for value in doubles] == json.loads(done.stdout)
 
 
 def test_records_are_canonical() -> None:
     # JSON-equal answers give one record; keys by UTF-16 units; lone surrogates escaped
-    assert accumulate.record({"output": {"b": 2.0, "a": [1.0, True]}}) == (
+    assert accumulated_digest.record({"output": {"b": 2.0, "a": [1.0, True]}}) == (
         b'{"output":{"a":[1,true],"b":2}}\n'
     )
-    assert accumulate.record({"output": {"\U0001f600": 1, "\uffff": 2}}).startswith(
+    assert accumulated_digest.record({"output": {"\U0001f600": 1, "\uffff": 2}}).startswith(
         '{"output":{"\U0001f600":1'.encode()
     )
-    assert accumulate.record({"error": "x\ud800"}) == b'{"error":"x\\ud800"}\n'
+    assert accumulated_digest.record({"error": "x\ud800"}) == b'{"error":"x\\ud800"}\n'
 
 
 def _doubles(picker: random.Random, count: int) -> list[float]:
@@ -237,47 +237,49 @@ def test_the_fast_records_are_the_canonical_ones(
 ) -> None:
     # orjson's text where it is provably canonical, else canonical(): the same bytes (with
     # the quick look at the whole text, and with the strings always blanked out)
-    if accumulate._orjson_record is None:
+    if accumulated_digest._orjson_record is None:
         pytest.skip("orjson is not installed (or FAIRVEC_NO_ORJSON is set)")
-    if signed_exponents and not accumulate._SIGNED_EXPONENTS:
+    if signed_exponents and not accumulated_digest._SIGNED_EXPONENTS:
         pytest.skip("this orjson writes an exponent without its sign")
-    monkeypatch.setattr(accumulate, "_SIGNED_EXPONENTS", signed_exponents)
+    monkeypatch.setattr(accumulated_digest, "_SIGNED_EXPONENTS", signed_exponents)
     picker = random.Random(8785)
     answers = _answers(picker)
     answers += [{"error": "x\ud800"}, {"output": {"\udc00": [1.5, "\ud83d"]}}]
     fast = 0
     for answer in answers:
-        assert accumulate.record(answer) == accumulate.canonical_record(answer), answer
-        fast += accumulate._fast_record(answer) is not None
+        expected = accumulated_digest.canonical_record(answer)
+        assert accumulated_digest.record(answer) == expected, answer
+        fast += accumulated_digest._fast_record(answer) is not None
     assert fast > len(answers) // 10  # the fast path is taken, not always refused
     for taken in [
         {"output": {"plain": [0.25, 1, "x", True, False, 2**53 - 1, -0.5, 1e-5, 1e15 + 0.5]}},
         {"error": 'a "1.0," \\"null\\" 1e5 2.0] \x01\n\x7f \u2028 é \uffff'},
         {"output": {"é": 1, "e": [2, {"\ue000": "\\", "\uffff": 0.1}], "E": 3}},
     ]:
-        assert accumulate._fast_record(taken) == accumulate.canonical_record(taken), taken
+        expected = accumulated_digest.canonical_record(taken)
+        assert accumulated_digest._fast_record(taken) == expected, taken
     for refused in [
         {"output": 2.0}, {"output": -0.0}, {"output": [1e-7]}, {"output": 1e16},
         {"output": 2**53}, {"output": "\ud800"}, {"output": {"\U0001f600": 1}},
         {"output": None}, {"output": [float("nan")]}, {1: 2},
     ]:
-        assert accumulate._fast_record(refused) is None, refused
+        assert accumulated_digest._fast_record(refused) is None, refused
     for not_json in ({"output": float("nan")}, {"output": [float("inf")]}):
         with pytest.raises(ValueError):
-            accumulate.record(not_json)
+            accumulated_digest.record(not_json)
 
 
 def test_the_stream_reads_its_blocks_in_order() -> None:
     # take, below and below_each read one byte stream: SHA-256(seed ":" j), j = 0, 1, ...
     seed = "fairvec/stream-test"
     blocks = b"".join(hashlib.sha256(f"{seed}:{j}".encode()).digest() for j in range(400))
-    stream, offset = inputs.Stream(seed), 0
+    stream, offset = input_draws.Stream(seed), 0
     for size in [1, 7, 8, 33, 5000, 3, 0, 2100, 64]:
         assert stream.take(size) == blocks[offset : offset + size]
         offset += size
     # a bound rejecting about half its draws: below_each is below again and again
     bound = 2**63 + 1
-    one, each = inputs.Stream(seed), inputs.Stream(seed)
+    one, each = input_draws.Stream(seed), input_draws.Stream(seed)
     assert each.below_each(bound, 300) == [one.below(bound) for _ in range(300)]
     assert each.take(40) == one.take(40)
     with pytest.raises(ValueError):
@@ -295,10 +297,10 @@ def test_a_drawer_draws_as_draw_inputs() -> None:
         "percent": {"percent": {"text": {"min": 0, "max": 3}}},
         "concat": {"concat": [{"const": "a"}, {"hex": 3}]},
     }
-    slow, fast = inputs.Stream("fairvec/drawer"), inputs.Stream("fairvec/drawer")
-    draw = inputs.drawer(fields)
+    slow, fast = input_draws.Stream("fairvec/drawer"), input_draws.Stream("fairvec/drawer")
+    draw = input_draws.drawer(fields)
     assert [draw(fast) for _ in range(300)] == [
-        inputs.draw_inputs(slow, fields) for _ in range(300)
+        input_draws.draw_inputs(slow, fields) for _ in range(300)
     ]
 
 

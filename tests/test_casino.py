@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support import REPO, run_port
 
-from fairvec.inputs import Stream, draw
+from fairvec.input_draws import Stream, draw
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference.casino import (
     dice_outcome,

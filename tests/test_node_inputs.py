@@ -1,5 +1,5 @@
 """The bundled Node.js adapter checks every input as the reference does (adapters/node/
-inputs.js mirrors reference/_inputs.py): for a sample of algorithms covering every schema
+inputs.js mirrors reference/_input_checks.py): for a sample of algorithms covering every schema
 keyword, inputs with one fault of each kind, and with two faults in different places, get
 the reference's code through the adapter process. And an exception inside a family function
 is answered with internal-error while the rest of the batch is still answered."""

@@ -229,7 +229,7 @@ def test_nothing_for_the_reports_or_other_commands_is_imported_before_the_first_
         "fairvec.release.cli",  # the other commands
         "fairvec.fuzz.cli",
         "fairvec.analysis.cli",
-        "fairvec.accumulate_cli",
+        "fairvec.accumulated_command",
         "fairvec.reference",
     }
     assert modules & late == set()

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from support import REPO, fairvec, misbehaving
 
-from fairvec.inputs import Stream
+from fairvec.input_draws import Stream
 from fairvec.reference import InvalidInput, compute, stake
 from fairvec.reference._algorithm import Algorithm, registry
 

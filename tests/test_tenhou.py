@@ -28,8 +28,8 @@ from fairvec.reference.tenhou import (
     seed_words,
     shuffle_wall,
 )
-from fairvec.upstream import UpstreamDataError
-from fairvec.upstream import tenhou as upstream
+from fairvec.upstream_loaders import UpstreamDataError
+from fairvec.upstream_loaders import tenhou as upstream
 
 # The real data is vendored in the repository (upstream/PROVENANCE.md); loaders take the
 # folder that holds upstream/.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairvec.inputs import Stream, draw
+from fairvec.input_draws import Stream, draw
 
 
 def test_concat_joins_parts_in_order() -> None:

@@ -1,6 +1,6 @@
 'use strict';
 // The one place the Node port checks every input: against the algorithm's `inputs` schema,
-// with the rules of docs/spec-format.md ("Input errors"), mirroring reference/_inputs.py
+// with the rules of docs/spec-format.md ("Input errors"), mirroring reference/_input_checks.py
 // (same order, same codes), so a fault the schema can say is found here, once, and the
 // family files keep only the algorithms' own checks (step 7).
 //

@@ -1,4 +1,4 @@
-"""Random choices over the documented byte stream (fairvec.inputs.Stream).
+"""Random choices over the documented byte stream (fairvec.input_draws.Stream).
 
 Everything the fuzzer draws goes through a :class:`Picker`, so one seed gives one run, in
 any order of algorithms, on any machine.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from fairvec.inputs import Stream
+from fairvec.input_draws import Stream
 
 T = TypeVar("T")
 _UNIT = 2.0**53

@@ -12,7 +12,7 @@ from typing import Any
 
 from fairvec.fuzz.fields import NOTHING, FieldFuzzer
 from fairvec.fuzz.picker import Picker
-from fairvec.inputs import draw, draw_inputs
+from fairvec.input_draws import draw, draw_inputs
 from fairvec.specs import Spec
 
 STREAM_FORMAT = "fairvec-fuzz/1/{seed}/{algorithm}/{index}"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairvec.errors import FairvecError
-from fairvec.release.errors import require_release_extra
+from fairvec.release.refusals import require_release_extra
 
 if TYPE_CHECKING:
     from fairvec.release.verify import Limits

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 
 from fairvec.errors import FairvecError
 from fairvec.regular_files import SMALL_FILE_LIMIT, read_regular
-from fairvec.release.errors import require_cryptography
 from fairvec.release.files import MINISIGN_SUFFIX, SSH_SUFFIX
+from fairvec.release.refusals import require_cryptography
 from fairvec.release.wire import ED25519, WireError, fingerprint, parse_ed25519_blob
 
 if TYPE_CHECKING:

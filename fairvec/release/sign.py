@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from fairvec.release import minisig, sshsig
-from fairvec.release.errors import require_cryptography
 from fairvec.release.files import (
     MINISIGN_SUFFIX,
     SSH_SUFFIX,
@@ -17,6 +16,7 @@ from fairvec.release.files import (
 )
 from fairvec.release.keys import load_signing_key
 from fairvec.release.manifest import NAME, Manifest
+from fairvec.release.refusals import require_cryptography
 
 
 def trusted_comment(manifest: Manifest) -> str:

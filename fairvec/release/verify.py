@@ -34,10 +34,10 @@ from typing import IO, cast
 from fairvec.errors import FairvecError
 from fairvec.regular_files import RELEASE_ARCHIVE_LIMIT, read_regular
 from fairvec.release import minisig, sshsig
-from fairvec.release.errors import ReleaseRefused, require_release_extra
 from fairvec.release.files import ARCHIVE_PREFIX, MANIFEST, signature_path
 from fairvec.release.keys import TrustedKey, load_trusted_key
 from fairvec.release.manifest import MEMBER_NAME, Entry, Manifest, parse_manifest, parse_version
+from fairvec.release.refusals import ReleaseRefused, require_release_extra
 from fairvec.release.sshsig import SignatureError
 from fairvec.release.suite import is_vector_file, suite_digest
 

@@ -2,7 +2,7 @@
 answers (docs/accumulated.md).
 
 The cases are ordinary requests, so a port needs nothing new to pass them. They are drawn
-here from the vector file's stream definition (fairvec.inputs) and sent a block at a time
+here from the vector file's stream definition (fairvec.input_draws) and sent a block at a time
 through a :class:`Session` that stays up between blocks; the session's attribution holds
 case by case (a crash, hang or bad line is charged to the case, and so to the vector).
 Each accumulated vector ends as one :class:`Result`: pass; fail, naming the first block
@@ -26,7 +26,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairvec import accumulate
+from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
 from fairvec.jsonio import parse_json
 from fairvec.runner.process import AdapterStartError
@@ -203,7 +203,7 @@ def _of_tier(entries: list[dict[str, Any]], tier: str) -> list[dict[str, Any]]:
 
 def _default_id(full_id: str) -> str:
     head, at, variant = full_id.partition("@")
-    return head.removesuffix(accumulate.FULL_SUFFIX) + at + variant
+    return head.removesuffix(accumulated_digest.FULL_SUFFIX) + at + variant
 
 
 def _keyword(vector_id: str, pattern: str) -> bool:
@@ -284,7 +284,7 @@ class _Collector:
 
 def _record(answer: dict[str, Any]) -> bytes | None:
     try:
-        return accumulate.record(answer)
+        return accumulated_digest.record(answer)
     except (ValueError, TypeError):  # NaN or Infinity: run_one encodes it again, and says so
         return None
 
@@ -326,7 +326,7 @@ def _blocks(
     """(the index of its first case, its inputs, the session's Results) for each block of
     ``first_block`` on, each sent in one run of the session."""
     stream = chosen.entry["stream"]
-    inputs = accumulate.cases(stream["seed"], stream["input"])
+    inputs = accumulated_digest.cases(stream["seed"], stream["input"])
     for _ in islice(inputs, (first_block - 1) * chosen.block):
         pass
     ahead = _Ahead(inputs)
@@ -383,7 +383,7 @@ def _work(chosen: Accumulated, index: int, inputs: dict[str, Any]) -> Work:
 
 def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Result:
     """Stream every case of ``chosen``; stop at the first differing block or bad case."""
-    total = accumulate.Accumulator(chosen.block)
+    total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
     seconds = 0.0
     for first, batch, results in _blocks(session, chosen):
@@ -449,7 +449,7 @@ def _quoted(inputs: dict[str, Any]) -> str:
 def first_differing_block(session: Session, chosen: Accumulated) -> int | None:
     """The first block whose checkpoint differs (a case the adapter does not answer
     counts as differing there), or None when the whole stream matches."""
-    total = accumulate.Accumulator(chosen.block)
+    total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
     for first, _batch, results in _blocks(session, chosen):
         block = first // chosen.block + 1
@@ -461,7 +461,7 @@ def first_differing_block(session: Session, chosen: Accumulated) -> int | None:
     return None if total.digest == chosen.entry["expected"]["digest"] else chosen.blocks
 
 
-def _added(total: accumulate.Accumulator, answer: Any, line: bytes | None) -> bool:
+def _added(total: accumulated_digest.Accumulator, answer: Any, line: bytes | None) -> bool:
     try:
         total.add(answer, line)
     except (ValueError, TypeError):  # NaN or Infinity: not a JSON number

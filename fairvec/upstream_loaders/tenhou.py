@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fairvec.upstream import UpstreamCase, UpstreamDataError
+from fairvec.upstream_loaders import UpstreamCase, UpstreamDataError
 
 SHUFFLE_PREFIX = "mt19937ar-sha512-n288-base64,"
 VALIDATION_GAME = "2016022509gm-0009-0000-b327da61"

@@ -150,7 +150,7 @@ def _check_subschema(place: str, schema: dict[str, Any]) -> None:
     if unknown:
         raise FairvecError(
             f"{place}: {unknown[0]}: the reference's input check does not know this keyword "
-            f"(use {', '.join(CONSTRAINTS)}, or teach reference/_inputs.py)"
+            f"(use {', '.join(CONSTRAINTS)}, or teach reference/_input_checks.py)"
         )
     for keyword in CONSTRAINTS:
         if keyword in schema and _code_for(schema, keyword) is None:

@@ -1,7 +1,7 @@
 """Accumulated vectors: the input stream, the record encoding and the running digest.
 
 An accumulated vector (docs/accumulated.md) stands for N cases of one algorithm: case i's
-input is the i-th draw of the spec's field generators from :class:`fairvec.inputs.Stream`
+input is the i-th draw of the spec's field generators from :class:`fairvec.input_draws.Stream`
 seeded with the vector's seed; its answer is written as one *record* (the canonical JSON
 of ``{"output": ...}`` or ``{"error": CODE}``, then a newline); the expected value is the
 SHA-256 of all the records in order, with the running digest after every ``block`` cases
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
-from fairvec.inputs import Stream, drawer
+from fairvec.input_draws import Stream, drawer
 
 ENCODING = "fairvec-accumulated/1"  # the record encoding below; bump it if it ever changes
 BLOCK = 10_000  # cases between checkpoints

@@ -89,7 +89,7 @@ def _block(text: str) -> int:
 
 
 def _run_full(arguments: argparse.Namespace) -> int:
-    from fairvec import accumulate
+    from fairvec import accumulated_digest
     from fairvec.generate import (
         SchemaCheck,
         accumulate_stream,
@@ -120,14 +120,17 @@ def _run_full(arguments: argparse.Namespace) -> int:
             place = f"{where}: accumulated/{index}"
             generators = accumulated_generators(spec, place, accumulated_set)
             for variant in accumulated_variants(spec, accumulated_set):
-                name = vector_id(spec, accumulated_set["name"] + accumulate.FULL_SUFFIX, variant)
+                full_name = accumulated_set["name"] + accumulated_digest.FULL_SUFFIX
+                name = vector_id(spec, full_name, variant)
                 started = time.monotonic()
                 total = accumulate_stream(
-                    spec, accumulated_set, generators, variant, accumulate.TIERS["full"],
+                    spec, accumulated_set, generators, variant, accumulated_digest.TIERS["full"],
                     check, spec_root,
                 )
                 seconds = time.monotonic() - started
-                definition = accumulate.definition(accumulated_set["seed"], generators, variant)
+                definition = accumulated_digest.definition(
+                    accumulated_set["seed"], generators, variant
+                )
                 streams[name] = {"definition": definition, "checkpoints": total.checkpoints}
                 print(f"{name}: {total.count} cases in {seconds:.0f}s", flush=True)
         document = {
@@ -152,7 +155,7 @@ def _selected(path: Path, globs: list[str]) -> bool:
 
 
 def _run_locate(arguments: argparse.Namespace) -> int:
-    from fairvec.runner import accumulate as streaming
+    from fairvec.runner import accumulated_run as streaming
     from fairvec.runner.arguments import adapter_command
     from fairvec.vectorfiles import default_vectors_root
 
@@ -170,10 +173,10 @@ def _run_locate(arguments: argparse.Namespace) -> int:
 
 def _compare_block(session: Any, chosen: Any, block: int) -> int:
     """Case by case through block ``block``, the adapter's answers against the reference's."""
-    from fairvec.accumulate import record
+    from fairvec.accumulated_digest import record
     from fairvec.jsonio import first_difference
     from fairvec.reference import InvalidInput, compute
-    from fairvec.runner import accumulate as streaming
+    from fairvec.runner import accumulated_run as streaming
 
     if block > chosen.blocks:
         raise FairvecError(f"--block {block}: {chosen.id} has {chosen.blocks} block(s)")
