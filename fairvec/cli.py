@@ -42,17 +42,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at nothing, so the interpreter's final flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_SIGNAL_BASE + signal.SIGPIPE
+    except OSError as error:
+        if error.filename is None:
+            return _internal_error(error)
+        # A path the user gave (or one derived from it) that the system refuses: a name too
+        # long, a loop of links, no permission. Said as the system says it, in one line.
+        print(f"fairvec: error: {error.filename}: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as error:  # a bug in fairvec: one line, and its own status
-        if os.environ.get("FAIRVEC_DEBUG"):
-            raise
-        detail = " ".join(str(error).split())[:300]  # one line, whatever the exception says
-        print(
-            f"fairvec: internal error: {type(error).__name__}: {detail} (a bug in fairvec: "
-            "please report it; FAIRVEC_DEBUG=1 shows the traceback)",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
+        return _internal_error(error)
     return status
+
+
+def _internal_error(error: Exception) -> int:
+    """A bug in fairvec: one line, and its own status (FAIRVEC_DEBUG=1: the traceback)."""
+    if os.environ.get("FAIRVEC_DEBUG"):
+        raise error
+    detail = " ".join(str(error).split())[:300]  # one line, whatever the exception says
+    print(
+        f"fairvec: internal error: {type(error).__name__}: {detail} (a bug in fairvec: "
+        "please report it; FAIRVEC_DEBUG=1 shows the traceback)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

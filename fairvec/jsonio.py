@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import tempfile
@@ -176,6 +177,18 @@ def _first_repeated(pairs: list[tuple[str, Any]]) -> str:
     raise AssertionError("no key repeated")
 
 
+def _finite_float(text: str) -> float:
+    """A number literal as json reads it, refused where it reads as an infinity (1e400 is
+    valid JSON text but no double: Python reads it as inf, orjson refuses it)."""
+    value = float(text)
+    if math.isinf(value):
+        raise _NotStrictJSON(
+            f"holds {text[:40]}, a number beyond a double (it reads as infinity); write a "
+            "number a double can hold, or a string"
+        )
+    return value
+
+
 def _refuse_constant(name: str) -> NoReturn:
     raise _NotStrictJSON(
         f"holds {name}, which is no JSON number (JSON has finite numbers only, and most "
@@ -206,7 +219,8 @@ def parse_json(data: bytes, path: Path, what: str) -> Any:
 
     Stricter than json.loads: a key given twice in one object (at any depth; json.loads
     keeps the last, so a second "vectors" list silently replaced the first), NaN, Infinity
-    and -Infinity (not JSON: other languages' parsers refuse them), and an integer too long
+    and -Infinity (not JSON: other languages' parsers refuse them), a number beyond a double
+    (1e400, which json.loads reads as infinity), and an integer too long
     to convert (which json.loads raises as a bare ValueError) are each a one-line error."""
     text = decode_utf8(data, str(path), what)
     # json's own int() is the fast way, and enough where Python's bound is at most ours
@@ -216,6 +230,7 @@ def parse_json(data: bytes, path: Path, what: str) -> Any:
             text,
             object_pairs_hook=_unique_keys,
             parse_constant=_refuse_constant,
+            parse_float=_finite_float,
             parse_int=parse_int,
         )
     except json.JSONDecodeError as error:

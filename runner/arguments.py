@@ -16,6 +16,7 @@ from fairvec.errors import FairvecError
 
 MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
 MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
+MAX_COUNT = 10_000_000  # fairvec fuzz --count: ten million inputs an algorithm is hours already
 
 
 def positive_seconds(text: str) -> float:
@@ -27,6 +28,26 @@ def positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give a number of seconds more than 0 and at most {MAX_TIMEOUT:g}"
         )
+    return value
+
+
+def whole_number(text: str) -> int:
+    """0 or more (--max-details 0: show no failure in full)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
+    return value
+
+
+def bounded_count(text: str) -> int:
+    """A count of things to do, 1 to MAX_COUNT: more is a typing mistake, and would run for
+    days rather than say so."""
+    value = positive_int(text)
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text!r}: at most {MAX_COUNT:,}")
     return value
 
 

@@ -46,6 +46,9 @@ SLOW_FACTOR = 10
 # own answer gets this long to follow it (a log line on stdout, then the answer), after which
 # the line is taken for the head's answer.
 UNPLACED_GRACE = 1.0
+# Lines naming no request kept while they wait to be settled; more are only counted (a
+# flood of them must not grow memory without bound).
+MAX_HELD = 1000
 ON_STDERR = "an answer arrived on stderr: adapters answer on stdout"
 
 # How a vector ended, for the session's budgets and stderr excerpts: "answered" (its answer
@@ -128,6 +131,7 @@ class Attribution:
         # lines naming no request since the head's turn began: (the head's charge, if it
         # was the head's answer; the line as a stray line, if it was not)
         self._unplaced: list[tuple[str, str]] = []
+        self._unplaced_uncounted = 0  # held past MAX_HELD: counted, not kept
         self._unplaced_since = 0.0  # when the last of them came
         self._sent = 0  # requests sent: each flight's order
         self._stderr_answered: set[str] = set()  # in flight, with a bad answer on stderr
@@ -244,12 +248,16 @@ class Attribution:
         the head's, they concerned no vector; else the head's answer was one of them, or
         missing, and the head alone is charged."""
         held, self._unplaced = self._unplaced, []
+        uncounted, self._unplaced_uncounted = self._unplaced_uncounted, 0
         if flight is not self.inflight[0]:
             charge, _line = held.pop(0)
-            more = f" (and {len(held)} more such line(s))" if held else ""
+            others = len(held) + uncounted
+            more = f" (and {others} more such line(s))" if others else ""
             self._charge_head(charge + more)
         for _charge, line in held:
             self._verdicts.stray(line)
+        if uncounted:
+            self._verdicts.stray(f"(and {uncounted} more lines naming no request)")
 
     def _route(self, response: Response) -> None:
         flight = self._flight_of(response)
@@ -263,9 +271,18 @@ class Attribution:
         elif not self.inflight:
             self._verdicts.stray(response.problem or quote(str(response.message)))
         else:
-            line = response.problem or quote(str(response.message))
-            self._unplaced.append((self._head_charge(response), line))
-            self._unplaced_since = self._clock()
+            self._hold_unplaced(response)
+
+    def _hold_unplaced(self, response: Response) -> None:
+        """Keep a line naming no request until the next line says whose it was. An adapter
+        flooding such lines (``yes garbage``) is kept to MAX_HELD of them, the rest only
+        counted: memory stays bounded, and the head's deadline still ends the wait."""
+        self._unplaced_since = self._clock()
+        if len(self._unplaced) >= MAX_HELD:
+            self._unplaced_uncounted += 1
+            return
+        line = response.problem or quote(str(response.message))
+        self._unplaced.append((self._head_charge(response), line))
 
     def _head_charge(self, response: Response) -> str:
         """What the head is charged with if a line naming no request was its answer."""
@@ -403,7 +420,7 @@ class Attribution:
         """For a head lost while lines naming no request were held: they are quoted."""
         if not self._unplaced:
             return ""
-        count, first = len(self._unplaced), self._unplaced[0][1]
+        count, first = len(self._unplaced) + self._unplaced_uncounted, self._unplaced[0][1]
         return f" (before that it wrote {count} line(s) naming no request, the first: {first})"
 
     def _lose(self, message: str, *, crash: bool = True) -> Loss:
@@ -417,6 +434,7 @@ class Attribution:
         self._ended.clear()
         self._tentative = None
         self._unplaced = []
+        self._unplaced_uncounted = 0
         self._stderr_answered.clear()
         return Loss(message, crash, resend)
 

@@ -12,7 +12,13 @@ import os
 from pathlib import Path
 
 from fairvec.runner import accumulated_run
-from fairvec.runner.arguments import adapter_command, line_cap, positive_int, positive_seconds
+from fairvec.runner.arguments import (
+    adapter_command,
+    line_cap,
+    positive_int,
+    positive_seconds,
+    whole_number,
+)
 from fairvec.runner.options import (
     AdapterLimits,
     ReleaseOptions,
@@ -150,7 +156,7 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     output.add_argument("--junit", type=Path, metavar="FILE", help="write a JUnit XML report")
     output.add_argument(
         "--max-details",
-        type=int,
+        type=whole_number,
         default=20,
         metavar="N",
         help="failures shown in full on the terminal (default 20)",

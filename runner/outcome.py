@@ -8,6 +8,7 @@ for the reports is on the way to the first request.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -171,18 +172,29 @@ def check_report_paths(*paths: Path | None) -> None:
     if _is_stdout(given[1][1]):
         raise FairvecError("--junit -: only the JSON report can go to standard output")
     chosen = [(option, path) for option, path in given if path is not None and not _is_stdout(path)]
-    if len(chosen) == 2 and chosen[0][1].resolve() == chosen[1][1].resolve():
+    # realpath, not resolve(): a link loop is reported below as the path's, not raised here
+    if len(chosen) == 2 and os.path.realpath(chosen[0][1]) == os.path.realpath(chosen[1][1]):
         raise FairvecError(f"--json and --junit are both {chosen[0][1]}: give two files")
     for option, path in chosen:
-        if path.is_dir():
-            raise FairvecError(f"{option} {path}: is a folder; give a file name in it")
-        check_not_special(path, option)
-        folder = path.absolute().parent
-        while not folder.exists():
-            folder = folder.parent
-        if not folder.is_dir():
-            raise FairvecError(f"{option} {path}: {folder} is not a folder")
-        _probe_writable(option, path, folder)
+        try:
+            _check_report_path(option, path)
+        except OSError as error:  # a name too long, a loop of links, ...
+            raise FairvecError(
+                f"{option} {path}: cannot write a report there ({error.strerror}); "
+                "give another path"
+            ) from None
+
+
+def _check_report_path(option: str, path: Path) -> None:
+    if path.is_dir():
+        raise FairvecError(f"{option} {path}: is a folder; give a file name in it")
+    check_not_special(path, option)  # a loop of links is refused here, naming it
+    folder = path.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise FairvecError(f"{option} {path}: {folder} is not a folder")
+    _probe_writable(option, path, folder)
 
 
 def _probe_writable(option: str, path: Path, folder: Path) -> None:

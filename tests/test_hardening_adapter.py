@@ -326,3 +326,40 @@ def test_a_garbage_line_still_charges_its_head_soon(
 def test_a_flood_in_lockstep_charges_no_vector(tmp_path: Path) -> None:
     done, report = run_three(tmp_path, f"flood:{GRASS}", extra=("--window", "1"))
     assert statuses(report) == PASS3 and done.status == 0
+
+
+# -- an adapter that never stops talking -----------------------------------------------------
+
+TALKER = """
+import json, sys, time
+print(json.dumps({"type": "hello", "protocol": 1, "name": "talker", "version": "0",
+                  "algorithms": {"battle.move": []}}), flush=True)
+for line in sys.stdin:
+    if MODE == "flood":
+        while True:  # like `yes garbage`: lines naming no request, as fast as the pipe takes
+            sys.stdout.write("garbage\\n" * 1000)
+    while True:  # a log line on stdout every 0.2 s, and never the answer
+        print("still working...", flush=True)
+        time.sleep(0.2)
+"""
+
+
+@pytest.mark.parametrize("mode", ["flood", "chatty"])
+def test_an_adapter_that_never_stops_talking_still_meets_the_deadline(
+    tmp_path: Path, mode: str
+) -> None:
+    adapter = tmp_path / "talker.py"
+    adapter.write_text(f"MODE = {mode!r}\n{TALKER}")
+    json_path = tmp_path / "report.json"
+    started = time.monotonic()
+    done = fairvec(
+        "run", "--algorithm", "battle.move", "-k", "/fire", "-k", "/grass", "--tier", "none",
+        "-j", "1", "--timeout", "1", "--max-timeouts", "2", "--json", json_path,
+        "--", sys.executable, adapter, timeout=60,
+    )  # fmt: skip
+    assert time.monotonic() - started < 30  # it used to wait forever
+    assert done.status == 2, done.stderr
+    assert "answered nothing in time 2 times in a row" in done.stderr
+    report = done.report(json_path)
+    messages = [r["message"] for r in report["results"]]
+    assert all("no response within 1s" in m and "naming no request" in m for m in messages)

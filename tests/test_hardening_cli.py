@@ -398,3 +398,35 @@ def test_read_regular_refuses_what_is_not_a_bounded_file(tmp_path: Path, kind: s
         path.mkdir()
     with pytest.raises(FairvecError, match=f"^{path}: a vector file "):
         read_regular(path, "a vector file", 1024 * 1024)
+
+
+# -- paths the system refuses, and numbers out of range -------------------------------------
+
+LONG = "a" * 300  # past NAME_MAX (255): the system refuses the name itself
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["--json", LONG], ["--junit", LONG + ".xml"], ["--vectors", LONG], ["--known-failures", LONG],
+     ["--json", "loop"], ["--json", "r.json", "--junit", "loop"]],
+    ids=["json-long", "junit-long", "vectors-long", "known-long", "json-loop", "junit-loop"],
+)  # fmt: skip
+def test_a_path_the_system_refuses_is_one_line(tmp_path: Path, arguments: list[str]) -> None:
+    (tmp_path / "loop").symlink_to("loop")
+    placed = [str(tmp_path / word) if word in ("loop", LONG, LONG + ".xml") else word
+              for word in arguments]  # fmt: skip
+    done = fairvec("run", *THREE, *PYTHON, *placed)
+    assert done.status == 2, done.stderr
+    assert "internal error" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["run", *THREE, *PYTHON, "--max-details", "-1"],
+     ["fuzz", "--count", "99999999999999999999999", "--algorithm", "battle.move", *PYTHON]],
+    ids=["max-details", "fuzz-count"],
+)  # fmt: skip
+def test_numbers_out_of_range_are_refused(arguments: list[str]) -> None:
+    done = fairvec(*arguments, timeout=60)
+    assert done.status == 2, done.stderr
+    assert "must be 0 or more" in done.stderr or "at most 10,000,000" in done.stderr

@@ -364,7 +364,7 @@ def test_run_refuses_a_key_given_twice(
     one_line_exit_2(run_move(vectors), str(vectors / MOVE), says, "twice")
 
 
-@pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity"])
+@pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity", b"1e400", b"-1E+400"])
 def test_run_refuses_a_non_finite_number(vectors: Path, parser: str, literal: bytes) -> None:
     edit_bytes(vectors / MOVE, lambda raw: with_round_num(raw, literal))
     one_line_exit_2(run_move(vectors), str(vectors / MOVE), literal.decode())

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from fairvec.fuzz import MAX_DETAILS
-from fairvec.runner.arguments import positive_int, positive_seconds
+from fairvec.runner.arguments import bounded_count, positive_int, positive_seconds
 
 MAX_SEED = 2**63 - 1
 
@@ -56,7 +56,7 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     run.add_argument(
         "--count",
-        type=positive_int,
+        type=bounded_count,
         default=100,
         metavar="N",
         help="inputs per algorithm (default 100)",
