@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from fairvec.data_model import Vector
 from fairvec.runner.arguments import bundled_adapter
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.protocol import request_line
@@ -71,7 +72,7 @@ def synthetic_works(works: Sequence[Work], size: int) -> list[Work]:
     out = []
     for number in range(size):
         work = works[number % len(works)]
-        vector = {**work.vector, "id": f"{work.vector['id']}~{number // len(works)}"}
+        vector: Vector = {**work.vector, "id": f"{work.vector['id']}~{number // len(works)}"}
         out.append(Work(vector, work.algorithm, work.output_schema))
     return out
 

@@ -13,10 +13,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
 from fairvec.runner.arguments import positive_seconds
+
+if TYPE_CHECKING:  # the commands import what they use when they run
+    from fairvec.data_model import Expected
+    from fairvec.runner.accumulated_run import Accumulated
+    from fairvec.runner.session import Session
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -105,16 +110,16 @@ def _run_full(arguments: argparse.Namespace) -> int:
     spec_root = root / "spec"
     paths = [p for p in spec_paths(spec_root) if _selected(p, arguments.algorithm)]
     specs = [load_spec(path, spec_root) for path in paths]
-    specs = [s for s in specs if any(a.get("full") for a in s.data.get("accumulated", []))]
+    specs = [s for s in specs if any(a.get("full") for a in s.accumulated)]
     if not specs:
         raise FairvecError(
             f"{spec_root}: no selected spec has an accumulated set with full: true"
         )
     for spec in specs:
         where = f"spec/{spec.family}/{spec.path.name}"
-        check = SchemaCheck(spec.data["outputs"], "output")
+        check = SchemaCheck(spec.outputs, "output")
         streams: dict[str, Any] = {}
-        for index, accumulated_set in enumerate(spec.data["accumulated"]):
+        for index, accumulated_set in enumerate(spec.accumulated):
             if not accumulated_set.get("full"):
                 continue
             place = f"{where}: accumulated/{index}"
@@ -171,7 +176,7 @@ def _run_locate(arguments: argparse.Namespace) -> int:
         return _compare_block(session, chosen, block)
 
 
-def _compare_block(session: Any, chosen: Any, block: int) -> int:
+def _compare_block(session: Session, chosen: Accumulated, block: int) -> int:
     """Case by case through block ``block``, the adapter's answers against the reference's."""
     from fairvec.accumulated_digest import record
     from fairvec.jsonio import first_difference
@@ -182,7 +187,7 @@ def _compare_block(session: Any, chosen: Any, block: int) -> int:
         raise FairvecError(f"--block {block}: {chosen.id} has {chosen.blocks} block(s)")
     for index, inputs, result in streaming.answers(session, chosen, first_block=block, blocks=1):
         try:
-            wanted: dict[str, Any] = {"output": compute(chosen.algorithm, inputs, chosen.variant)}
+            wanted: Expected = {"output": compute(chosen.algorithm, inputs, chosen.variant)}
         except InvalidInput as error:
             wanted = {"error": error.code}
         if result.status != "pass":
@@ -199,7 +204,7 @@ def _compare_block(session: Any, chosen: Any, block: int) -> int:
 
 
 def _print_case(
-    chosen: Any, index: int, inputs: dict[str, Any], wanted: Any, got: Any, where: str
+    chosen: Accumulated, index: int, inputs: dict[str, Any], wanted: Expected, got: Any, where: str
 ) -> None:
     text = json.dumps
     print(f"first differing case: {chosen.id} case {index} (block {index // chosen.block + 1})")

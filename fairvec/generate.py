@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import jsonschema
 
@@ -29,6 +29,22 @@ from fairvec.shapes import shapes
 from fairvec.specs import Spec, load_spec, load_specs, spec_paths
 from fairvec.upstream_loaders import UpstreamCase, UpstreamDataError
 from fairvec.vectorfiles import read_vector_bytes, validate_vector_file
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import (
+        AccumulatedSet,
+        AccumulatedVector,
+        Expected,
+        FieldGenerators,
+        GeneratedSet,
+        Quirk,
+        QuirkNote,
+        SpecCase,
+        Tier,
+        UpstreamSet,
+        Vector,
+        VectorFileData,
+    )
 
 FORMAT = "fairvec-vectors/1"
 DEFAULT_FIND_LIMIT = 1_000_000
@@ -55,12 +71,12 @@ def vector_id(spec: Spec, name: str, variant: str | None) -> str:
     return f"{spec.id}/{name}" + (f"@{variant}" if spec.variants else "")
 
 
-def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
+def build_vector_file(spec: Spec, data: Path | None) -> VectorFileData:
     where = f"spec/{spec.family}/{spec.path.name}"
     _check_against_reference(spec, where)
     # The input schema is checked by compute() itself (the reference's one input check);
     # the output schema is checked here.
-    output_check = SchemaCheck(spec.data["outputs"], "output")
+    output_check = SchemaCheck(spec.outputs, "output")
     spec_root = spec.path.parent.parent
     vectors = [
         _finish(spec, where, planned, output_check, spec_root)
@@ -73,20 +89,17 @@ def build_vector_file(spec: Spec, data: Path | None) -> dict[str, Any]:
     _check_disagreements_recorded(spec, where, vectors)
     accumulated = build_accumulated(spec, where, output_check, spec_root)
     _check_unique_ids(where, vectors, accumulated)
-    vector_file = {
+    vector_file: VectorFileData = {
         "format": FORMAT,
         "algorithm": spec.id,
-        "title": spec.data["title"],
-        "summary": spec.data["summary"].strip(),
+        "title": spec.title,
+        "summary": spec.summary.strip(),
         "spec": where,
-        "source": spec.data["source"],
-        "variants": spec.data.get("variants", []),
-        "input_schema": spec.data["inputs"],
-        "output_schema": spec.data["outputs"],
-        "quirks": {
-            quirk["id"]: {k: v for k, v in quirk.items() if k not in ("id", "exercised_by")}
-            for quirk in spec.data.get("quirks", [])
-        },
+        "source": spec.source,
+        "variants": spec.variant_entries,
+        "input_schema": spec.inputs,
+        "output_schema": spec.outputs,
+        "quirks": {quirk["id"]: _quirk_note(quirk) for quirk in spec.quirks},
         "vectors": vectors,
     }
     if accumulated:
@@ -104,7 +117,7 @@ def _check_against_reference(spec: Spec, where: str) -> None:
             f"{list(found.variants)} (same names, default first)"
         )
     module = importlib.import_module(f"fairvec.reference.{spec.family}")
-    for index, step in enumerate(spec.data["steps"]):
+    for index, step in enumerate(spec.steps):
         if not callable(getattr(module, step["name"], None)):
             raise FairvecError(
                 f"{where}: steps/{index}/name: fairvec.reference.{spec.family} has no "
@@ -112,27 +125,33 @@ def _check_against_reference(spec: Spec, where: str) -> None:
             )
 
 
-def _variants_of(spec: Spec, entry: dict[str, Any]) -> list[str | None]:
+def _quirk_note(quirk: Quirk) -> QuirkNote:
+    """A spec's quirk as its vector file carries it: without its id and exercised_by, the
+    other fields in the spec's order."""
+    return cast("QuirkNote", {k: v for k, v in quirk.items() if k not in ("id", "exercised_by")})
+
+
+def _variants_of(spec: Spec, entry: SpecCase | GeneratedSet | UpstreamSet) -> list[str | None]:
     chosen: list[str] = entry.get("variants") or spec.variants
     return list(chosen) if chosen else [None]
 
 
 def _plan(spec: Spec, where: str, data: Path | None, spec_root: Path) -> Iterator[Planned]:
-    for case in spec.data.get("cases", []):
+    for case in spec.cases:
         yield from _plan_case(spec, where, case, spec_root)
-    for generated in spec.data.get("generated", []):
+    for generated in spec.generated:
         yield from _plan_generated(spec, generated)
-    for upstream in spec.data.get("upstream", []):
+    for upstream in spec.upstream:
         yield from _plan_upstream(spec, where, upstream, data)
 
 
-def _plan_case(spec: Spec, where: str, case: dict[str, Any], spec_root: Path) -> Iterator[Planned]:
+def _plan_case(spec: Spec, where: str, case: SpecCase, spec_root: Path) -> Iterator[Planned]:
     tags = [*case.get("tags", []), *spec.quirks_exercised_by(case["name"])]
     provenance: dict[str, Any] = {"case": case["name"]}
     document = case.get("document")
     if document:
         tags.insert(0, "document-example")
-        provenance.update(document=spec.data["source"]["document"], section=document["section"])
+        provenance.update(document=spec.source["document"], section=document["section"])
     if "error" in case:
         tags.insert(0, "invalid")
     for variant in _variants_of(spec, case):
@@ -150,7 +169,7 @@ def _plan_case(spec: Spec, where: str, case: dict[str, Any], spec_root: Path) ->
 
 
 def _find(
-    spec: Spec, where: str, case: dict[str, Any], variant: str | None, spec_root: Path
+    spec: Spec, where: str, case: SpecCase, variant: str | None, spec_root: Path
 ) -> dict[str, Any]:
     """The first input, counting up the ``vary`` field, whose output contains ``until``."""
     find = case["find"]
@@ -173,7 +192,7 @@ def _find(
     )
 
 
-def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
+def _plan_generated(spec: Spec, generated: GeneratedSet) -> Iterator[Planned]:
     stream = Stream(generated["seed"])
     tags = _unique(
         ["generated", *generated.get("tags", []), *spec.quirks_exercised_by(generated["name"])]
@@ -194,14 +213,14 @@ def _plan_generated(spec: Spec, generated: dict[str, Any]) -> Iterator[Planned]:
             )
 
 
-def _plan_shapes(spec: Spec, where: str, vectors: list[dict[str, Any]]) -> Iterator[Planned]:
+def _plan_shapes(spec: Spec, where: str, vectors: list[Vector]) -> Iterator[Planned]:
     """The shape vectors (fairvec.shapes), from the case ``shapes_from`` names, for the
     default variant only: the input check comes before the algorithm and its variants.
     Named, not found (the first case with an output, say), so a case added above it moves
     no shape vector."""
     variant = spec.variants[0] if spec.variants else None
-    name = spec.data["shapes_from"]
-    case_names = {case["name"] for case in spec.data["cases"]}
+    name = spec.shapes_from
+    case_names = {case["name"] for case in spec.cases}
     wanted = vector_id(spec, name, variant)
     base = next((v for v in vectors if v["id"] == wanted), None)
     if name not in case_names or base is None:
@@ -214,7 +233,7 @@ def _plan_shapes(spec: Spec, where: str, vectors: list[dict[str, Any]]) -> Itera
             f"{where}: shapes_from: case {name!r} expects an error: name a case with an "
             "output (the shape vectors need a valid input)"
         )
-    for shape in shapes(spec.data["inputs"], base["input"]):
+    for shape in shapes(spec.inputs, base["input"]):
         yield Planned(
             name=shape.name,
             input=shape.input,
@@ -230,7 +249,7 @@ def _plan_shapes(spec: Spec, where: str, vectors: list[dict[str, Any]]) -> Itera
 
 
 def _plan_upstream(
-    spec: Spec, where: str, upstream: dict[str, Any], data: Path | None
+    spec: Spec, where: str, upstream: UpstreamSet, data: Path | None
 ) -> Iterator[Planned]:
     if data is None or not (data / "upstream").is_dir():
         raise FairvecError(
@@ -268,14 +287,11 @@ def _plan_upstream(
 
 def _finish(
     spec: Spec, where: str, planned: Planned, output_check: SchemaCheck, spec_root: Path
-) -> dict[str, Any]:
+) -> Vector:
     """Compute the expected value of one planned vector and check it every way we can."""
     place = f"{where}: {planned.name}" + (f" ({planned.variant})" if planned.variant else "")
-    vector: dict[str, Any] = {
-        "id": vector_id(spec, planned.name, planned.variant),
-        "variant": planned.variant,
-        "input": planned.input,
-    }
+    expected: Expected
+    states: dict[str, Any] | None = None
     try:
         output = compute(spec.id, planned.input, planned.variant, spec_root=spec_root)
     except InvalidInput as error:
@@ -284,7 +300,7 @@ def _finish(
             raise FairvecError(
                 f"{place}: the spec expects {wanted}, the reference raised {error}"
             ) from None
-        vector["expected"] = {"error": error.code}
+        expected = {"error": error.code}
     else:
         if planned.error:
             raise FairvecError(
@@ -292,12 +308,31 @@ def _finish(
                 f"{json.dumps(output, ensure_ascii=False)[:200]}"
             )
         output_check.check(output, place)
-        vector["expected"] = {"output": output}
+        expected = {"output": output}
         if planned.states is not None:
-            vector["document_states"] = planned.states
+            states = planned.states
             _compare_with_stated(spec, place, planned, output)
-    vector["tags"] = planned.tags
-    vector["provenance"] = planned.provenance
+    identifier = vector_id(spec, planned.name, planned.variant)
+    vector: Vector
+    if states is None:
+        vector = {
+            "id": identifier,
+            "variant": planned.variant,
+            "input": planned.input,
+            "expected": expected,
+            "tags": planned.tags,
+            "provenance": planned.provenance,
+        }
+    else:  # in the file, the document's values follow the expected ones
+        vector = {
+            "id": identifier,
+            "variant": planned.variant,
+            "input": planned.input,
+            "expected": expected,
+            "document_states": states,
+            "tags": planned.tags,
+            "provenance": planned.provenance,
+        }
     if planned.comment:
         vector["comment"] = planned.comment
     return vector
@@ -312,7 +347,7 @@ def _compare_with_stated(spec: Spec, place: str, planned: Planned, output: Any) 
         for quirk_id in planned.tags
         if any(
             q["id"] == quirk_id and q.get("disagrees_with_document")
-            for q in spec.data.get("quirks", [])
+            for q in spec.quirks
         )
     ]
     if not recorded:
@@ -323,9 +358,9 @@ def _compare_with_stated(spec: Spec, place: str, planned: Planned, output: Any) 
         )
 
 
-def _check_disagreements_recorded(spec: Spec, where: str, vectors: list[dict[str, Any]]) -> None:
+def _check_disagreements_recorded(spec: Spec, where: str, vectors: list[Vector]) -> None:
     """A quirk that says the document disagrees must be shown disagreeing by a vector."""
-    for quirk in spec.data.get("quirks", []):
+    for quirk in spec.quirks:
         if not quirk.get("disagrees_with_document"):
             continue
         stated = [v for v in vectors if quirk["id"] in v["tags"] and "document_states" in v]
@@ -359,12 +394,12 @@ class SchemaCheck:
 
 def build_accumulated(
     spec: Spec, where: str, output_check: SchemaCheck, spec_root: Path
-) -> list[dict[str, Any]]:
+) -> list[AccumulatedVector]:
     """The accumulated vectors: each set's default tier, computed here, and its full tier
     where the spec says one is committed (read from the file `fairvec accumulated full`
     writes, and checked against the default tier, which is its first block)."""
     entries = []
-    for index, accumulated_set in enumerate(spec.data.get("accumulated", [])):
+    for index, accumulated_set in enumerate(spec.accumulated):
         place = f"{where}: accumulated/{index}"
         generators = accumulated_generators(spec, place, accumulated_set)
         full = _full_tier_file(spec, place) if accumulated_set.get("full") else None
@@ -384,23 +419,22 @@ def build_accumulated(
 
 
 def accumulated_generators(
-    spec: Spec, place: str, accumulated_set: dict[str, Any]
-) -> dict[str, Any]:
+    spec: Spec, place: str, accumulated_set: AccumulatedSet
+) -> FieldGenerators:
     """The field generators: given, or those of the generated set the spec names."""
     chosen = accumulated_set["input"]
     if isinstance(chosen, dict):
         return chosen
-    for generated in spec.data.get("generated", []):
+    for generated in spec.generated:
         if generated["name"] == chosen:
-            generators: dict[str, Any] = generated["input"]
-            return generators
+            return generated["input"]
     raise FairvecError(
         f"{place}/input: names the generated set {chosen!r}, which the spec does not have "
         f"(give the name of one under generated:, or field generators)"
     )
 
 
-def accumulated_variants(spec: Spec, accumulated_set: dict[str, Any]) -> list[str | None]:
+def accumulated_variants(spec: Spec, accumulated_set: AccumulatedSet) -> list[str | None]:
     """The variants listed, else the default one: a stream per variant costs a stream."""
     listed: list[str] | None = accumulated_set.get("variants")
     if listed:
@@ -410,8 +444,8 @@ def accumulated_variants(spec: Spec, accumulated_set: dict[str, Any]) -> list[st
 
 def accumulate_stream(
     spec: Spec,
-    accumulated_set: dict[str, Any],
-    generators: dict[str, Any],
+    accumulated_set: AccumulatedSet,
+    generators: FieldGenerators,
     variant: str | None,
     count: int,
     output_check: SchemaCheck,
@@ -434,19 +468,19 @@ def accumulate_stream(
 
 def _accumulated_entry(
     spec: Spec,
-    accumulated_set: dict[str, Any],
-    generators: dict[str, Any],
+    accumulated_set: AccumulatedSet,
+    generators: FieldGenerators,
     variant: str | None,
-    tier: str,
+    tier: Tier,
     total: accumulated_digest.Accumulator | dict[str, Any],
-) -> dict[str, Any]:
+) -> AccumulatedVector:
     name = accumulated_set["name"] + (accumulated_digest.FULL_SUFFIX if tier == "full" else "")
     checkpoints = total.checkpoints if isinstance(total, accumulated_digest.Accumulator) else total[
         "checkpoints"
     ]
     tags = ["accumulated", *(["accumulated-full"] if tier == "full" else [])]
     tags += [*accumulated_set.get("tags", []), *spec.quirks_exercised_by(accumulated_set["name"])]
-    entry = {
+    entry: AccumulatedVector = {
         "id": vector_id(spec, name, variant),
         "variant": variant,
         "tier": tier,
@@ -482,12 +516,12 @@ def _full_tier_file(spec: Spec, place: str) -> dict[str, Any]:
 def _full_entry(
     spec: Spec,
     place: str,
-    accumulated_set: dict[str, Any],
-    generators: dict[str, Any],
+    accumulated_set: AccumulatedSet,
+    generators: FieldGenerators,
     variant: str | None,
     full: dict[str, Any],
     default: accumulated_digest.Accumulator,
-) -> dict[str, Any]:
+) -> AccumulatedVector:
     """The committed full tier, if it was computed for this very stream and its first
     block agrees with the default tier just computed (a changed reference shows there)."""
     name = vector_id(spec, accumulated_set["name"] + accumulated_digest.FULL_SUFFIX, variant)
@@ -511,7 +545,7 @@ def _full_entry(
 
 
 def _check_unique_ids(
-    where: str, vectors: list[dict[str, Any]], accumulated: list[dict[str, Any]]
+    where: str, vectors: list[Vector], accumulated: list[AccumulatedVector]
 ) -> None:
     """Every id once: the runner keys its results by id, and refuses a file with one twice.
     Set names are unique (specs.py), yet a case named like a generated vector (random-0)
@@ -536,7 +570,7 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def render(vector_file: dict[str, Any]) -> str:
+def render(vector_file: VectorFileData) -> str:
     """Pretty header, one vector per line: readable, and diffs show whole vectors."""
     header = {key: value for key, value in vector_file.items() if key != "vectors"}
     head = _json_text(header, indent=2)[:-2]
@@ -552,7 +586,8 @@ def _json_text(value: Any, **layout: Any) -> str:
     """JSON with text as written (not escaped), except lone surrogates: a vector may hold
     one (an input a port must reject), and only the escape \\udXXX can carry it in a
     UTF-8 file; json.loads reads it back as the same lone surrogate."""
-    text = json.dumps(value, ensure_ascii=False, **layout)
+    # allow_nan=False: a vector file is strict JSON, which fairvec run insists on reading
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, **layout)
     return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 

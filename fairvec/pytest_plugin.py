@@ -27,11 +27,14 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from fairvec import __version__  # the package is loaded already: costs nothing
+
+if TYPE_CHECKING:  # plugin load (see below): types only
+    from fairvec.data_model import Vector
 
 # fairvec's other modules are imported in the functions that use them ("# plugin load"):
 # loaded into every pytest run, the plugin imports none of them until a port is collected
@@ -61,7 +64,7 @@ class Rejected(Exception):
 class VectorFailed(Exception):
     """The port's answer does not match the vector; carries what the failure shows."""
 
-    def __init__(self, message: str, vector: dict[str, Any], got: Any) -> None:
+    def __init__(self, message: str, vector: Vector, got: Any) -> None:
         super().__init__(message)
         self.message = message
         self.vector = vector
@@ -72,7 +75,7 @@ class VectorFailed(Exception):
 class Selected:
     """One selected vector, with what judging it needs."""
 
-    vector: dict[str, Any]
+    vector: Vector
     algorithm: str
     output_schema: dict[str, Any]
 
@@ -239,7 +242,7 @@ def _read_selection(config: pytest.Config) -> Selection:
         root, lambda name: not globs or any(fnmatch.fnmatchcase(name, g) for g in globs)
     )
     vectors = [
-        Selected(vector, file.algorithm, file.data["output_schema"])
+        Selected(vector, file.algorithm, file.output_schema)
         for file in files
         for vector in file.vectors
         if not tags or tags & set(vector["tags"])
@@ -335,7 +338,7 @@ class VectorItem(pytest.Item):
         return self.path, None, f"{PORT_NAME}: {self.name}"
 
 
-def ask(port: Port, algorithm: str, vector: dict[str, Any]) -> dict[str, Any]:
+def ask(port: Port, algorithm: str, vector: Vector) -> dict[str, Any]:
     """The port's answer as an adapter protocol response, so judge() sees what it sees
     from an adapter: an output (as JSON would carry it), an error code, or unsupported.
     Any other exception is the port's own bug, and propagates with its traceback."""
@@ -355,7 +358,7 @@ def ask(port: Port, algorithm: str, vector: dict[str, Any]) -> dict[str, Any]:
     return {"output": as_json(output, vector)}
 
 
-def as_json(output: Any, vector: dict[str, Any]) -> Any:
+def as_json(output: Any, vector: Vector) -> Any:
     """``output`` as an adapter would send it: tuples become lists, keys strings; NaN,
     infinities and objects JSON cannot carry fail the vector."""
     try:

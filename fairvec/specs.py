@@ -9,12 +9,13 @@ at most ALIAS_EXPANSION_LIMIT nodes (docs/spec-format.md, "Limits").
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import yaml
@@ -28,6 +29,19 @@ from fairvec.jsonio import (
     max_int_digits,
 )
 from fairvec.regular_files import SPEC_FILE_LIMIT, read_regular
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import (
+        AccumulatedSet,
+        GeneratedSet,
+        Quirk,
+        Source,
+        SpecCase,
+        SpecData,
+        Step,
+        UpstreamSet,
+        Variant,
+    )
 
 # An alias shares the node of its anchor, so loading costs nothing, but everything that walks
 # the loaded spec (the nesting check, the schema, the generator, the vector file it is
@@ -140,6 +154,18 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     )
 
 
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    """A float, or a one-line error for .nan, .inf and -.inf (and 1e400): JSON has no such
+    number, so no vector may be generated from one."""
+    value = float(loader.construct_yaml_float(node))
+    if not math.isfinite(value):
+        raise FairvecError(
+            f"line {_line(node)}: {node.value} is not a finite number, which no JSON "
+            "vector can hold: write a number (or quote it if it is text)"
+        )
+    return value
+
+
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
@@ -158,6 +184,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[An
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # LibYAML's parser reads the specs about ten times faster than PyYAML's own. It is optional
 # (PyYAML wheels bundle it; a source build may not), and it refuses a few escapes that the
@@ -176,6 +203,7 @@ if _CLoaderBase is not None:
     )
     _FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
     _FastLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    _FastLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 # LibYAML's composer recurses on the C stack: a file nested thousands of levels deep crashes
@@ -210,8 +238,11 @@ def _load_yaml(text: str) -> Any:
 
 @dataclass(frozen=True)
 class Spec:
+    """A spec file: its place and its value (typed: fairvec.data_model.SpecData), read
+    through the properties below."""
+
     path: Path
-    data: dict[str, Any]
+    data: SpecData
 
     @property
     def id(self) -> str:
@@ -222,14 +253,70 @@ class Spec:
         return self.id.split(".", 1)[0]
 
     @property
+    def title(self) -> str:
+        return self.data["title"]
+
+    @property
+    def summary(self) -> str:
+        return self.data["summary"]
+
+    @property
+    def source(self) -> Source:
+        return self.data["source"]
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The JSON Schema of the input object."""
+        return self.data["inputs"]
+
+    @property
+    def outputs(self) -> dict[str, Any]:
+        """The JSON Schema of the output object."""
+        return self.data["outputs"]
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.data["steps"]
+
+    @property
     def variants(self) -> list[str]:
-        return [variant["id"] for variant in self.data.get("variants", [])]
+        """The variants' ids, the default first; empty when there is one reading."""
+        return [variant["id"] for variant in self.variant_entries]
+
+    @property
+    def variant_entries(self) -> list[Variant]:
+        """The variants as the spec gives them (id and text)."""
+        return self.data.get("variants", [])
+
+    @property
+    def quirks(self) -> list[Quirk]:
+        return self.data.get("quirks", [])
+
+    @property
+    def shapes_from(self) -> str:
+        return self.data["shapes_from"]
+
+    @property
+    def cases(self) -> list[SpecCase]:
+        return self.data.get("cases", [])
+
+    @property
+    def generated(self) -> list[GeneratedSet]:
+        return self.data.get("generated", [])
+
+    @property
+    def upstream(self) -> list[UpstreamSet]:
+        return self.data.get("upstream", [])
+
+    @property
+    def accumulated(self) -> list[AccumulatedSet]:
+        return self.data.get("accumulated", [])
 
     def quirks_exercised_by(self, name: str) -> list[str]:
-        return [q["id"] for q in self.data.get("quirks", []) if name in q["exercised_by"]]
+        return [q["id"] for q in self.quirks if name in q["exercised_by"]]
 
-    def quirk(self, quirk_id: str) -> dict[str, Any]:
-        return next(q for q in self.data.get("quirks", []) if q["id"] == quirk_id)
+    def quirk(self, quirk_id: str) -> Quirk:
+        return next(q for q in self.quirks if q["id"] == quirk_id)
 
 
 @cache
@@ -307,15 +394,15 @@ def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise FairvecError(f"{where}: cases: the name {duplicates[0]!r} is used twice")
-    for index, quirk in enumerate(spec.data.get("quirks", [])):
+    for index, quirk in enumerate(spec.quirks):
         for name in quirk["exercised_by"]:
             if name not in names:
                 raise FairvecError(
                     f"{where}: quirks/{index}/exercised_by: no case, generated or upstream "
                     f"set is named {name!r}"
                 )
-    for section in ("cases", "generated", "upstream"):
-        for index, entry in enumerate(spec.data.get(section, [])):
+    for section, entries in _sets(spec):
+        for index, entry in enumerate(entries):
             for variant in entry.get("variants", []):
                 if variant not in spec.variants:
                     raise FairvecError(
@@ -324,9 +411,15 @@ def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
                     )
 
 
+def _sets(spec: Spec) -> list[tuple[str, list[SpecCase] | list[GeneratedSet] | list[UpstreamSet]]]:
+    """The named sets of vectors, by section: their names are unique, their variants the
+    spec's."""
+    return [("cases", spec.cases), ("generated", spec.generated), ("upstream", spec.upstream)]
+
+
 def _set_names(spec: Spec) -> Iterator[str]:
-    for section in ("cases", "generated", "upstream"):
-        for entry in spec.data.get(section, []):
+    for _section, entries in _sets(spec):
+        for entry in entries:
             yield entry["name"]
 
 

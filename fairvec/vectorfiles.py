@@ -27,12 +27,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
@@ -46,6 +46,9 @@ from fairvec.jsonio import (
 )
 from fairvec.regular_files import SMALL_FILE_LIMIT, VECTOR_FILE_LIMIT, read_regular
 
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import AccumulatedVector, Shown, Variant, Vector, VectorFileData
+
 # A cache entry: the file is valid, and how it is read exactly as json reads it: by orjson
 # whole, by orjson line by line with json for the lines orjson refuses (see _lines_loads),
 # or by json alone.
@@ -57,8 +60,11 @@ _VECTORS_OPEN, _VECTORS_CLOSE = b',\n  "vectors": [\n', b"\n  ]\n}\n"
 
 @dataclass(frozen=True)
 class VectorFile:
+    """A vector file: its place, its value (typed: fairvec.data_model.VectorFileData, the
+    very dict parsed from JSON), read through the properties below, and its SHA-256."""
+
     path: Path
-    data: dict[str, Any]
+    data: VectorFileData
     sha256: str = ""  # of the file's exact bytes, hex
 
     @property
@@ -66,9 +72,27 @@ class VectorFile:
         return str(self.data["algorithm"])
 
     @property
-    def vectors(self) -> list[dict[str, Any]]:
-        vectors: list[dict[str, Any]] = self.data["vectors"]
-        return vectors
+    def vectors(self) -> list[Vector]:
+        return self.data["vectors"]
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        return self.data["output_schema"]
+
+    @property
+    def variant_entries(self) -> list[Variant]:
+        """The algorithm's variants (id and text), the default first; empty when it has
+        one reading."""
+        return self.data["variants"]
+
+    @property
+    def variants(self) -> list[str]:
+        """The variants' ids."""
+        return [variant["id"] for variant in self.data["variants"]]
+
+    @property
+    def accumulated(self) -> list[AccumulatedVector]:
+        return self.data.get("accumulated", [])
 
 
 SCHEMA_NAME = "vectors.schema.json"  # beside the family folders, in a checkout and a release
@@ -95,9 +119,9 @@ def validate_vector_file(data: Any, where: str) -> None:
     _check_unique_ids(data, where)
 
 
-def _check_unique_ids(data: dict[str, Any], where: str) -> None:
+def _check_unique_ids(data: VectorFileData, where: str) -> None:
     """No id twice among a (schema-valid) file's vectors and accumulated vectors."""
-    entries = [*data["vectors"], *data.get("accumulated", [])]
+    entries: list[Vector | AccumulatedVector] = [*data["vectors"], *data.get("accumulated", [])]
     seen: set[str] = set()
     for index, entry in enumerate(entries):
         if entry["id"] in seen:
@@ -264,8 +288,9 @@ def cache_folder() -> Path | None:
 
 
 # Part of the cache's name: bump it when "valid" comes to mean more, so that no verdict
-# given before is trusted. 2: strict JSON and unique ids (issue 16).
-VALIDATION_FORMAT = 2
+# given before is trusted. 2: strict JSON and unique ids; 3: no number beyond a double
+# (1e400) either (issue 16).
+VALIDATION_FORMAT = 3
 
 
 class ValidationCache:
@@ -322,12 +347,12 @@ def _read_entries(path: Path) -> dict[str, str]:
     }
 
 
-def vectors_digest(vectors: list[dict[str, Any]]) -> str:
+def vectors_digest(vectors: Sequence[Shown]) -> str:
     """One hash for the exact vectors run: ids, variants, inputs and expectations."""
     return digest(_digested(vectors))
 
 
-def _digested(vectors: Iterable[dict[str, Any]]) -> list[list[Any]]:
+def _digested(vectors: Iterable[Shown]) -> list[list[Any]]:
     return [[v["id"], v["variant"], v["input"], v["expected"]] for v in vectors]
 
 
@@ -339,7 +364,7 @@ class DigestStream:
         self._hasher = hashlib.sha256(b"[")
         self.count = 0
 
-    def add(self, vectors: list[dict[str, Any]]) -> None:
+    def add(self, vectors: Sequence[Shown]) -> None:
         """Vectors, in order, each canonicalised once (one call for the whole run)."""
         if vectors:
             self._feed(_canonical_bytes(_digested(vectors))[1:-1], len(vectors))
@@ -367,7 +392,7 @@ class DigestStream:
         return f"sha256:{final.hexdigest()}"
 
 
-def canonical_items(vectors: list[dict[str, Any]]) -> list[bytes]:
+def canonical_items(vectors: Sequence[Vector]) -> list[bytes]:
     """Each vector's item of vectors_digest, apart (for a stream that takes some of them)."""
     return [_canonical_bytes(item) for item in _digested(vectors)]
 

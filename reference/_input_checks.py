@@ -131,7 +131,7 @@ def input_schema(algorithm_id: str, spec_root: Path) -> InputSchema:
     where = f"spec/{family}/{name}.yaml"
     if not path.is_file():
         raise FairvecError(f"{where}: missing: the reference needs it for {algorithm_id}'s inputs")
-    schema: dict[str, Any] = load_spec(path, spec_root).data["inputs"]
+    schema = load_spec(path, spec_root).inputs
     for place, subschema in _subschemas(schema, "inputs"):
         _check_subschema(f"{where}: {place}", subschema)
     return InputSchema(where, schema, _Validator(schema))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
@@ -43,6 +43,8 @@ from fairvec.vectorfiles import (
 if TYPE_CHECKING:
     import jsonschema
 
+    from fairvec.data_model import AccumulatedVector, Request, ShownAccumulated, Vector
+
 SHOWN_INPUT = 300  # characters of a case's input quoted in a message
 
 
@@ -50,7 +52,7 @@ SHOWN_INPUT = 300  # characters of a case's input quoted in a message
 class Accumulated:
     """One accumulated vector of a vector file, as the runner runs it."""
 
-    entry: dict[str, Any]
+    entry: AccumulatedVector
     algorithm: str
 
     @property
@@ -59,8 +61,7 @@ class Accumulated:
 
     @property
     def variant(self) -> str | None:
-        variant: str | None = self.entry["variant"]
-        return variant
+        return self.entry["variant"]
 
     @property
     def count(self) -> int:
@@ -75,7 +76,7 @@ class Accumulated:
         return -(-self.count // self.block)
 
     @property
-    def vector(self) -> dict[str, Any]:
+    def vector(self) -> ShownAccumulated:
         """The vector a report shows: the stream as input, the digests as expected."""
         return {
             "id": self.id,
@@ -113,7 +114,7 @@ def select(
 
 
 def _chosen(
-    sources: Iterable[tuple[str, list[dict[str, Any]]]],
+    sources: Iterable[tuple[str, list[AccumulatedVector]]],
     keywords: Sequence[str],
     tags: Sequence[str],
     tier: str,
@@ -131,7 +132,7 @@ def _chosen(
 
 def _accumulated_entries(
     root: Path, globs: Sequence[str]
-) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+) -> Iterator[tuple[str, list[AccumulatedVector]]]:
     """Each selected vector file's accumulated vectors, schema-checked. Only files that
     have some are parsed (``fairvec run`` has already read and checked the files whole;
     doing it again would cost a second or more)."""
@@ -143,7 +144,7 @@ def _accumulated_entries(
         if b'"accumulated"' not in raw:  # no such key: nothing to parse
             continue
         data = parse_json(raw, path, "a vector file")
-        entries = data.get("accumulated") if isinstance(data, dict) else None
+        entries: Any = data.get("accumulated") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             raise FairvecError(f"{path}: accumulated: not a list (regenerate: fairvec generate)")
         for index, entry in enumerate(entries):
@@ -153,11 +154,11 @@ def _accumulated_entries(
 
 def _loaded_entries(
     files: Sequence[VectorFile],
-) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+) -> Iterator[tuple[str, list[AccumulatedVector]]]:
     """The accumulated vectors of files already validated against the vector schema; what
     the schema cannot say (a checkpoint for every block) is checked here."""
     for vector_file in files:
-        entries = vector_file.data.get("accumulated", [])
+        entries = vector_file.accumulated
         for index, entry in enumerate(entries):
             _check_blocks(entry, f"{vector_file.path}: accumulated/{index}")
         if entries:
@@ -174,7 +175,7 @@ def _check_entry(entry: Any, where: str) -> None:
     _check_blocks(entry, where)
 
 
-def _check_blocks(entry: dict[str, Any], where: str) -> None:
+def _check_blocks(entry: AccumulatedVector, where: str) -> None:
     blocks = -(-entry["count"] // entry["block"])
     if len(entry["expected"]["checkpoints"]) != blocks:
         raise FairvecError(
@@ -191,7 +192,7 @@ def _entry_validator() -> jsonschema.protocols.Validator:
     return Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/accumulated"})
 
 
-def _of_tier(entries: list[dict[str, Any]], tier: str) -> list[dict[str, Any]]:
+def _of_tier(entries: list[AccumulatedVector], tier: str) -> list[AccumulatedVector]:
     """The entries of ``tier``; for the full tier, the default one where no full one is
     committed (the full tier begins with the default tier's cases)."""
     defaults = [entry for entry in entries if entry["tier"] == "default"]
@@ -217,7 +218,7 @@ def find(root: Path, accumulated_id: str) -> Accumulated:
     algorithm = accumulated_id.split("/", 1)[0]
     files = load_vector_files(root, lambda name: name == algorithm)
     for vector_file in files:
-        for entry in vector_file.data.get("accumulated", []):
+        for entry in vector_file.accumulated:
             if entry["id"] == accumulated_id:
                 return Accumulated(entry, vector_file.algorithm)
     raise FairvecError(
@@ -230,7 +231,7 @@ def find(root: Path, accumulated_id: str) -> Accumulated:
 
 
 def collect(
-    vector: dict[str, Any], algorithm: str, _schema: dict[str, Any], response: dict[str, Any]
+    vector: Vector, algorithm: str, _schema: dict[str, Any], response: dict[str, Any]
 ) -> Result:
     """The session's judge for stream cases: no expectation per case, keep the answer."""
     if response.get("unsupported"):
@@ -271,7 +272,7 @@ class _Collector:
         self.ahead: _Ahead | None = None
 
     def __call__(
-        self, vector: dict[str, Any], algorithm: str, schema: dict[str, Any],
+        self, vector: Vector, algorithm: str, schema: dict[str, Any],
         response: dict[str, Any],
     ) -> Result:
         result = collect(vector, algorithm, schema, response)
@@ -377,8 +378,10 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def _work(chosen: Accumulated, index: int, inputs: dict[str, Any]) -> Work:
-    vector = {"id": f"{chosen.id}#{index}", "variant": chosen.variant, "input": inputs}
-    return Work(vector, chosen.algorithm, {})
+    """A stream case's work: its vector is only what the request carries (the collector,
+    the sessions' judge here, reads nothing else of it)."""
+    case: Request = {"id": f"{chosen.id}#{index}", "variant": chosen.variant, "input": inputs}
+    return Work(cast("Vector", case), chosen.algorithm, {})
 
 
 def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Result:

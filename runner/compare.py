@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.jsonio import first_difference, same_json, same_json_list
 from fairvec.runner.results import Result, Work
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import Vector
 
 SHOWN_REASON = 200  # characters of an unsupported answer's reason kept in the report
 _NO_OUTPUT = object()  # where an error is expected: equal to no output
 
 
 def judge(
-    vector: dict[str, Any], algorithm: str, output_schema: dict[str, Any], response: dict[str, Any]
+    vector: Vector, algorithm: str, output_schema: dict[str, Any], response: dict[str, Any]
 ) -> Result:
     expected = vector["expected"]
     if response.get("unsupported"):

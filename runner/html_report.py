@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
 from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
@@ -31,6 +31,9 @@ from fairvec.regular_files import check_not_special
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.report import printable
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import Shown
 
 SHOWN_TEXT = 200  # characters of a name, version, message or warning shown
 SHOWN_HEADLINE = 120  # characters of a failure's message shown before it is opened
@@ -124,15 +127,17 @@ class Suite:
     are exactly these (its digest says so)."""
 
     root: Path
-    vectors: dict[str, dict[str, Any]]  # by id
+    vectors: dict[str, Shown]  # by id
 
     @classmethod
     def read(cls, root: Path, runs: list[Run]) -> Suite:
         wanted = {result["algorithm"] for run in runs for result in run.results}
         files = load_vector_files(root, wanted.__contains__)
-        vectors = {vector["id"]: vector for file in files for vector in file.vectors}
+        vectors: dict[str, Shown] = {
+            vector["id"]: vector for file in files for vector in file.vectors
+        }
         for file in files:  # the accumulated vectors, as the runner digests them
-            for entry in file.data.get("accumulated", []):
+            for entry in file.accumulated:
                 vectors[entry["id"]] = Accumulated(entry, file.algorithm).vector
         return cls(root, vectors)
 

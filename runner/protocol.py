@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads_each
 
-if TYPE_CHECKING:  # jsonschema is imported where used: it costs start-up time
+if TYPE_CHECKING:  # jsonschema is imported where used, data_model never: start-up time
     import jsonschema
+
+    from fairvec.data_model import Request
 
 PROTOCOL_VERSION = 1
 SHOWN = 120  # characters of a bad line quoted in a message
@@ -55,7 +57,7 @@ class Response:
     problem: str | None = None
 
 
-def request_line(vector: dict[str, Any], algorithm: str) -> str:
+def request_line(vector: Request, algorithm: str) -> str:
     """ASCII-escaped JSON: every string a vector file can hold travels, lone surrogates
     included (they have no UTF-8 form, but they have a \\uXXXX one)."""
     request = {
@@ -67,7 +69,7 @@ def request_line(vector: dict[str, Any], algorithm: str) -> str:
     return json.dumps(request, ensure_ascii=True, separators=(",", ":"))
 
 
-def request_bytes(vector: dict[str, Any], algorithm: str) -> bytes:
+def request_bytes(vector: Request, algorithm: str) -> bytes:
     """request_line as bytes with its newline, faster (see compact_ascii)."""
     request = {
         "id": vector["id"],

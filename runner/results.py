@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import Shown, Vector
+
 
 # not-run: the run stopped before the vector was tried (the adapter kept crashing, or
 # could not be restarted); the run then exits 2.
@@ -23,7 +27,7 @@ class KnownFailure:
 
 @dataclass(slots=True)  # one per vector: slots make it smaller and faster to make
 class Result:
-    vector: dict[str, Any]
+    vector: Shown  # the vector it ended (an accumulated vector's shown form), or a stream case
     algorithm: str
     status: str  # one of STATUSES
     message: str = ""
@@ -42,7 +46,7 @@ class Result:
 
 @dataclass(slots=True)
 class Work:
-    vector: dict[str, Any]
+    vector: Vector  # a stream case of an accumulated vector has only a Request's fields
     algorithm: str
     output_schema: dict[str, Any]
 

@@ -42,9 +42,9 @@ def select(
         options.root, lambda name: not globs or _matches_any(name, globs), freeze=freeze
     )
     for vector_file in files:
-        schema = vector_file.data["output_schema"]
+        schema = vector_file.output_schema
         algorithm = vector_file.algorithm
-        variants[algorithm] = [v["id"] for v in vector_file.data.get("variants", [])]
+        variants[algorithm] = vector_file.variants
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
             works += [Work(vector, algorithm, schema) for vector in vector_file.vectors]
             continue

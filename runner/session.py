@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.runner.attribution import (
     Attribution,
@@ -49,6 +49,9 @@ from fairvec.runner.protocol import (
     request_bytes,
 )
 from fairvec.runner.results import Result, Work
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import Vector
 
 MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giving up
 # --max-timeouts: timeouts in a row, with no answer in between, before giving up. Larger than
@@ -110,7 +113,7 @@ class Session:
         max_crashes: int = MAX_CRASHES,
         max_timeouts: int = MAX_TIMEOUTS,
         on_result: Callable[[Result], None] = lambda _result: None,
-        judge: Callable[[dict[str, Any], str, dict[str, Any], dict[str, Any]], Result] = judge,
+        judge: Callable[[Vector, str, dict[str, Any], dict[str, Any]], Result] = judge,
         process: AdapterProcess | None = None,
     ) -> None:
         """``process``: the adapter already spawned (``AdapterProcess(command)``), so that
@@ -206,10 +209,10 @@ class Session:
         status = process.wait_exit(EXIT_WAIT_SECONDS)
         self._finish_stderr(process)
         process.kill()
-        tail = " | ".join(list(self._stderr)[-3:])
+        said = " | ".join(start_failure_excerpt(list(self._stderr)))
         raise AdapterStartError(
             f"the adapter {describe_status(status)} before its hello line"
-            + (f"; stderr: {tail}" if tail else "")
+            + (f"; stderr: {said}" if said else "")
         )
 
     def close(self) -> None:
@@ -330,6 +333,12 @@ class Session:
             else:
                 self._on_event(events[index])
                 index += 1
+        # An adapter that never stops talking (a flood of lines naming no request, a log
+        # line every half second) must still meet the head's deadline.
+        attribution = self._attribution
+        late = attribution.inflight and time.monotonic() >= attribution.deadline()
+        if self.process is process and late:
+            self._on_timeout()
 
     def _answered_plainly(self, events: list[Event], start: int) -> int:
         """The lines every good adapter writes, judged at the least cost: from
@@ -572,6 +581,17 @@ class Session:
 # -- -j N ----------------------------------------------------------------------------------
 
 MIN_VECTORS_PER_JOB = 1000  # fewer a job, and one more adapter's start-up costs more than it saves
+
+
+def start_failure_excerpt(stderr: list[str]) -> list[str]:
+    """What an adapter said on stderr before dying without a hello, in a few lines: the
+    last three, and before them the line that names the error if it came earlier. Node.js
+    prints the failing source line and "SyntaxError: ..." first and twenty frames after:
+    the tail alone would show only frames."""
+    lines = [line for line in stderr if line.strip()]
+    tail = lines[-3:]
+    error = next((line for line in lines[:-3] if PANIC.search(line)), None)
+    return tail if error is None else [error, "...", *tail]
 
 
 def jobs_for(requested: int, vectors: int) -> int:

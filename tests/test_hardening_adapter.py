@@ -363,3 +363,17 @@ def test_an_adapter_that_never_stops_talking_still_meets_the_deadline(
     report = done.report(json_path)
     messages = [r["message"] for r in report["results"]]
     assert all("no response within 1s" in m and "naming no request" in m for m in messages)
+
+
+def test_a_start_failure_names_the_error_not_only_the_last_frames() -> None:
+    from fairvec.runner.session import start_failure_excerpt
+
+    node = [
+        "/tmp/port/families/battle.js:78", "};", "^", "",
+        "SyntaxError: Unexpected token '}'",
+        *[f"    at frame{n} (node:internal/x:{n}:1)" for n in range(12)],
+        "", "Node.js v20.20.2",
+    ]  # fmt: skip
+    shown = start_failure_excerpt(node)
+    assert shown[0] == "SyntaxError: Unexpected token '}'" and shown[-1] == "Node.js v20.20.2"
+    assert start_failure_excerpt(["cannot start: no config"]) == ["cannot start: no config"]

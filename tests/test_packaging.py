@@ -37,3 +37,18 @@ def test_readme_links_are_absolute_and_point_at_files_that_exist() -> None:
         assert (kind, branch) in {("blob", "main"), ("tree", "main")}, link
         target = REPO.joinpath(*path)
         assert target.is_file() if kind == "blob" else target.is_dir(), link
+
+
+def test_the_readme_counts_the_fixed_vectors_there_are() -> None:
+    """The README's main command says how many fixed vectors it runs: adding an algorithm
+    changes the count, and a stale figure would go unnoticed without this."""
+    import json
+
+    count = sum(
+        len(json.loads(path.read_text(encoding="utf-8"))["vectors"])
+        for path in sorted((REPO / "vectors").glob("*/*.json"))
+    )
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"{count:,} fixed vectors" in " ".join(readme.split()), (
+        f"README.md: say {count:,} fixed vectors in the main command's paragraph"
+    )

@@ -8,12 +8,15 @@ mismatch can be replayed alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.fuzz.fields import NOTHING, FieldFuzzer
 from fairvec.fuzz.picker import Picker
 from fairvec.input_draws import draw, draw_inputs
 from fairvec.specs import Spec
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import GeneratedSet
 
 STREAM_FORMAT = "fairvec-fuzz/1/{seed}/{algorithm}/{index}"
 
@@ -33,13 +36,13 @@ class AlgorithmPlan:
         self.spec = spec
         self.settings = settings
         self.variants = variants  # the ones both the spec and the adapter name, spec order
-        self.schema: dict[str, Any] = spec.data["inputs"]
+        self.schema = spec.inputs
         self.fields: dict[str, Any] = self.schema.get("properties", {})
         self.required: list[str] = list(self.schema.get("required", []))
-        self.generated: list[dict[str, Any]] = spec.data.get("generated", [])
+        self.generated: list[GeneratedSet] = spec.generated
         self.cases = [
             (case["name"], case["input"] if "input" in case else case["find"]["input"])
-            for case in spec.data.get("cases", [])
+            for case in spec.cases
         ]
         self.events: list[dict[str, Any]] = settings["events"]
         self.fuzzer = FieldFuzzer(settings)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
 from fairvec.vectorfiles import vectors_digest
+
+if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from fairvec.data_model import Vector
 
 DIGESTED = {"id", "variant", "input", "expected"}  # the fields vectors_digest covers
 
@@ -22,7 +25,7 @@ def suite_digest(members: Iterable[tuple[str, bytes]], where: str) -> tuple[str,
     """(digest, vector count) over every vector, in the runner's order: files sorted as
     paths (part by part, as sorted(Path.glob) does), vectors in file order."""
     picked = sorted((name.split("/"), data) for name, data in members if is_vector_file(name))
-    vectors: list[dict[str, Any]] = []
+    vectors: list[Vector] = []
     for parts, data in picked:
         name = "/".join(parts)
         try:
