@@ -33,13 +33,11 @@ def positive_seconds(text: str) -> float:
 
 def whole_number(text: str) -> int:
     """0 or more (--max-details 0: show no failure in full)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
-    return value
+    return _at_least(text, 0)
+
+
+def positive_int(text: str) -> int:
+    return _at_least(text, 1)
 
 
 def bounded_count(text: str) -> int:
@@ -51,13 +49,13 @@ def bounded_count(text: str) -> int:
     return value
 
 
-def positive_int(text: str) -> int:
+def _at_least(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be {least} or more")
     return value
 
 
