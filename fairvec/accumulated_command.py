@@ -94,6 +94,8 @@ def _block(text: str) -> int:
 
 
 def _run_full(arguments: argparse.Namespace) -> int:
+    # the reference and the generator: only this command runs them (`fairvec run`
+    # builds this parser too)
     from fairvec import accumulated_digest
     from fairvec.generate import (
         SchemaCheck,
@@ -160,6 +162,7 @@ def _selected(path: Path, globs: list[str]) -> bool:
 
 
 def _run_locate(arguments: argparse.Namespace) -> int:
+    # the runner's streaming half: only `locate` needs it
     from fairvec.runner import accumulated_run as streaming
     from fairvec.runner.arguments import adapter_command
     from fairvec.vectorfiles import default_vectors_root
@@ -178,6 +181,7 @@ def _run_locate(arguments: argparse.Namespace) -> int:
 
 def _compare_block(session: Session, chosen: Accumulated, block: int) -> int:
     """Case by case through block ``block``, the adapter's answers against the reference's."""
+    # the reference: only `locate` runs it
     from fairvec.accumulated_digest import record
     from fairvec.jsonio import first_difference
     from fairvec.reference import InvalidInput, compute

@@ -95,36 +95,42 @@ def _command_named(words: Sequence[str]) -> str | None:
 
 
 def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # each command's module is imported only when that command runs (start-up)
     from fairvec.runner.cli import add_run_command
 
     add_run_command(commands)
 
 
 def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
     from fairvec.runner.html_report import add_report_command
 
     add_report_command(commands)
 
 
 def _add_accumulated(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
     from fairvec.accumulated_command import add_accumulated_command
 
     add_accumulated_command(commands)
 
 
 def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
     from fairvec.fuzz.cli import add_fuzz_command
 
     add_fuzz_command(commands)
 
 
 def _add_release(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
     from fairvec.release.cli import add_release_command
 
     add_release_command(commands)
 
 
 def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
     from fairvec.analysis.cli import add_analyze_command
 
     add_analyze_command(commands)

@@ -186,6 +186,7 @@ def _check_blocks(entry: AccumulatedVector, where: str) -> None:
 
 @cache
 def _entry_validator() -> jsonschema.protocols.Validator:
+    # jsonschema: 35 ms of start-up, only when streams are run
     from jsonschema import Draft202012Validator
 
     schema = vector_schema()

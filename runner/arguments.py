@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import sys
 from importlib import resources
 
@@ -87,8 +88,6 @@ def bundled_adapter(name: str) -> list[str]:
     if name == "python":
         # -P: never import from the current folder, which may be a fairvec checkout
         return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
-    import shutil
-
     script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
     node = shutil.which("node")
     if node is None:

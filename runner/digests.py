@@ -44,6 +44,7 @@ def digests(
     Both come from the digest cache when it has them, keyed by fairvec's version, every
     vector file's place and SHA-256, and the selection; else they are computed in one pass
     over the vectors, each canonicalised once."""
+    # the reports are imported once the run is over (start-up)
     from fairvec.runner.report import SuiteSource
 
     root = options.root

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ def hello_warnings(
 ) -> list[str]:
     """What in the hello would make vectors skip silently: unknown algorithm ids (likely
     misspelt), unknown variants, and [] for an algorithm that has variants."""
+    # difflib: 3 ms, only when the hello names an unknown algorithm
     import difflib
 
     named = set(hello.algorithms)
@@ -92,6 +94,7 @@ def run_warnings(
 def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> int:
     if session.infrastructure_error or not _any_run(results):
         return EXIT_INFRASTRUCTURE
+    # the reports: once the run is over (start-up)
     from fairvec.runner.report import is_success
 
     if not is_success(results):
@@ -126,6 +129,7 @@ def report_status(session: AnySession, results: list[Result], status: int) -> in
 def coverage(
     selection: SelectionOptions, suite: SuiteSource, hello: Hello, known: list[KnownFailure]
 ) -> Coverage:
+    # (as above)
     from fairvec.runner.report import Coverage
 
     return Coverage(
@@ -144,6 +148,7 @@ def write_reports(reports: ReportOptions, info: RunInfo, results: list[Result]) 
     """The terminal report, then every report file asked for, all or none (a signal while
     they are written waits for the last one). ``--json -`` sends the JSON report to
     standard output, and the terminal report to standard error."""
+    # (as above)
     from fairvec.runner.report import render_json, render_junit, write_human
 
     to_stdout = _is_stdout(reports.json)
@@ -201,8 +206,6 @@ def _probe_writable(option: str, path: Path, folder: Path) -> None:
     """Create and remove a file where the report will go (missing folders below ``folder``
     are made when it is written, as pytest's --junitxml does). Permission bits alone say
     yes for root or for /proc, where no file can be made."""
-    import tempfile
-
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".fairvec-probe-"):
             pass

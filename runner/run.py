@@ -91,6 +91,7 @@ def verified_release(
             f"--suite {release.archive}: give --trusted-key KEY (an allowed_signers file, an "
             "OpenSSH or a minisign public key); a release is run only once verified"
         )
+    # only with --suite: the release code and its extra
     from fairvec.release.refusals import require_release_extra
     from fairvec.release.verify import open_verified_suite
 
@@ -162,6 +163,7 @@ def _report(
     suite, run_digest = digests(  # after the run
         options.selection, release, options.release.archive, ran.selection, ran.chosen
     )
+    # the reports: once the run is over (start-up)
     from fairvec.runner.report import RunInfo
 
     info = RunInfo(
@@ -196,6 +198,7 @@ def _accumulated_for(
 
 
 def _hostname() -> str:
+    # socket: 7 ms of start-up, for the report's host name, after the run
     import socket
 
     return socket.gethostname()
@@ -268,6 +271,7 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
     if not enabled:
         yield lambda: None
         return
+    # tqdm: only when a bar is drawn on a terminal (most runs are CI's: no bar)
     from tqdm import tqdm
 
     with tqdm(total=total, unit="vec", file=sys.stderr, leave=False) as bar:

@@ -25,6 +25,7 @@ MAX_BARS = 120  # beyond this the probability panel draws a line, not bars
 
 def pyplot() -> Any:
     try:  # matplotlib: the optional 'analysis' extra (0.8 s to import)
+        # matplotlib: the optional 'analysis' extra (0.8 s to import)
         import matplotlib
 
         matplotlib.use("Agg")  # files only, no display needed
