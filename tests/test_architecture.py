@@ -293,3 +293,37 @@ def test_the_maintainers_map_names_every_module() -> None:
         ):
             missing.append(listed)
     assert not missing, f"docs/maintaining.md does not list: {', '.join(missing)}"
+
+
+def import_cycles() -> list[list[str]]:
+    """Every cycle of fairvec modules importing each other, at module or function level
+    (a function-level import still ties the two modules together). Imports of a package
+    (``fairvec.reference``: its ``__init__`` re-exporting its parts) count as the package."""
+    graph: dict[str, set[str]] = {name: set() for name in modules()}
+    for found in all_imports():
+        graph[found.module].add(found.target)
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    # a package and its own parts import each other by design (__init__ re-exports them)
+    return [c for c in cycles if not all(m.startswith(c[0] + ".") or m == c[0] for m in c)]
+
+
+def test_no_module_imports_itself_in_a_cycle() -> None:
+    cycles = import_cycles()
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
