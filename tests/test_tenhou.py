@@ -180,6 +180,44 @@ def test_document_seat_order_example() -> None:
     assert output["seat_order"] == "1203"
 
 
+TILE_TABLE_ROW = re.compile(
+    r"\| (\d+) \| `([^`]+)`(?: \((U\+[0-9A-F]{4}(?: U\+[0-9A-F]{4})*)\))? \| (\S+) "
+    r"\| (\d+-\d+|-) \| (\d+-\d+|-) \|"
+)
+
+
+def test_tile_display_table_matches_the_reference() -> None:
+    # docs/families/tenhou.md, "Tile display table": tile id -> display text for both
+    # player counts, typed out for port authors; every cell must be what the reference says.
+    text = (REPO / "docs" / "families" / "tenhou.md").read_text(encoding="utf-8")
+    section = text.split("## Tile display table", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if re.match(r"\| \d", line)]
+    assert len(rows) == 34
+    documented: dict[int, dict[int, tuple[str, str, int]]] = {4: {}, 3: {}}
+    for line in rows:
+        match = TILE_TABLE_ROW.fullmatch(line)
+        assert match, line
+        kind, display, code_points, name = int(match[1]), match[2], match[3], match[4]
+        if display.isascii():
+            assert code_points is None, line
+        else:  # the code points written beside a non-ASCII text are its own
+            assert code_points == " ".join(f"U+{ord(c):04X}" for c in display), line
+        for players, ids in ((4, match[5]), (3, match[6])):
+            if ids == "-":
+                continue
+            low, high = (int(part) for part in ids.split("-"))
+            assert high - low == 3, line  # four copies of each kind
+            for tile in range(low, high + 1):
+                assert tile not in documented[players], line
+                documented[players][tile] = (display, name, kind)
+    for players, size in ((4, 136), (3, 108)):
+        assert sorted(documented[players]) == list(range(size))
+        for tile in range(size):
+            output = compute("tenhou.tile", {"tile": tile, "players": players})
+            expected = (output["display"], output["name"], output["kind"])
+            assert documented[players][tile] == expected, (players, tile)
+
+
 def test_commitment_is_sha512_of_seat_order_and_hex() -> None:
     seed = base64.b64encode(bytes(range(16, 256)) * 10 + bytes(96)).decode()
     raw = base64.b64decode(seed)
