@@ -65,7 +65,9 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "--seconds",
         type=positive_seconds,
         metavar="S",
-        help="stop drawing new inputs after S seconds in all (default: no limit)",
+        help="the whole run's time limit: at S seconds the fuzzer stops waiting (the "
+        "adapter is stopped if still busy) and lists the inputs left unjudged (default: "
+        "no limit)",
     )
     run.add_argument(
         "--space",

@@ -11,6 +11,7 @@ import fnmatch
 import secrets
 import shlex
 import sys
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -38,6 +39,7 @@ EXIT_OK, EXIT_MISMATCH, EXIT_INFRASTRUCTURE = 0, 1, 2
 
 
 def fuzz_command(arguments: argparse.Namespace) -> int:
+    started = time.monotonic()  # --seconds counts from here: the whole run
     command = adapter_command(arguments)
     space = load_space(arguments.space)
     specs = _with_their_extras(_selected_specs(arguments.algorithm, space), arguments.algorithm)
@@ -57,7 +59,7 @@ def fuzz_command(arguments: argparse.Namespace) -> int:
             flush=True,
         )
         fuzzer = Fuzzer(session, plans, seed)
-        outcome = fuzzer.run(arguments.count, arguments.seconds)
+        outcome = fuzzer.run(arguments.count, arguments.seconds, started)
         reported = outcome.mismatches[: arguments.max_details]
         if arguments.shrink:
             for mismatch in reported:
@@ -83,6 +85,14 @@ def _report(arguments: argparse.Namespace, outcome: Outcome, seed: str, session:
         )
         return EXIT_INFRASTRUCTURE
     if outcome.reference_failures:
+        return EXIT_INFRASTRUCTURE
+    if outcome.unjudged and not any(tally.tried for tally in outcome.tallies.values()):
+        # a run that judged nothing must not look like a pass
+        print(
+            f"fairvec: error: no input was judged: all {len(outcome.unjudged)} were slow or "
+            "out of time (raise --timeout or --seconds)",
+            file=sys.stderr,
+        )
         return EXIT_INFRASTRUCTURE
     return EXIT_MISMATCH if outcome.mismatches else EXIT_OK
 
@@ -162,7 +172,7 @@ def _plans(specs: list[Spec], space: Space, session: Session) -> list[AlgorithmP
                 file=sys.stderr,
             )
             continue
-        plans.append(AlgorithmPlan(spec, space.for_algorithm(spec.id), variants))
+        plans.append(AlgorithmPlan(spec, space.for_algorithm(spec.id), variants, space.where))
     if not plans:
         raise FairvecError(
             f"the adapter implements none of the {len(specs)} selected algorithm(s) "

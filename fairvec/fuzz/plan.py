@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fairvec.fuzz.fields import NOTHING, FieldFuzzer
+from fairvec.errors import FairvecError
+from fairvec.fuzz.fields import NOTHING, FieldFuzzer, json_types
 from fairvec.fuzz.picker import Picker
 from fairvec.input_draws import draw, draw_inputs
 from fairvec.specs import Spec
@@ -32,13 +33,28 @@ class Drawn:
 
 
 class AlgorithmPlan:
-    def __init__(self, spec: Spec, settings: dict[str, Any], variants: list[str]) -> None:
+    def __init__(
+        self,
+        spec: Spec,
+        settings: dict[str, Any],
+        variants: list[str],
+        where: str = "spec/fuzz.yaml",
+    ) -> None:
         self.spec = spec
         self.settings = settings
         self.variants = variants  # the ones both the spec and the adapter name, spec order
         self.schema = spec.inputs
         self.fields: dict[str, Any] = self.schema.get("properties", {})
         self.required: list[str] = list(self.schema.get("required", []))
+        # the cost bounds (spec/fuzz.yaml `bounds`): valid values are drawn from these
+        # narrowed schemas; invalid ones still from the spec's (the reference rejects them
+        # before any work)
+        self.bounds: dict[str, dict[str, Any]] = settings.get("bounds", {})
+        self.valid_fields = {
+            name: _narrowed(schema, self.bounds.get(name))
+            for name, schema in self.fields.items()
+        }
+        self._check_bounds(where)
         self.generated: list[GeneratedSet] = spec.generated
         self.cases = [
             (case["name"], case["input"] if "input" in case else case["find"]["input"])
@@ -51,11 +67,34 @@ class AlgorithmPlan:
     def id(self) -> str:
         return self.spec.id
 
+    def _check_bounds(self, where: str) -> None:
+        """Each bound names an input field of the spec, of a type it can limit."""
+        for name, bound in self.bounds.items():
+            place = f"{where}: algorithms/{self.id}/bounds/{name}"
+            if name not in self.fields:
+                raise FairvecError(
+                    f"{place}: {self.id} has no input field {name!r} "
+                    f"(its fields: {', '.join(self.fields) or 'none'})"
+                )
+            types = json_types(self.fields[name])
+            numeric = {"minimum", "maximum"} & set(bound)
+            if numeric and not {"integer", "number"} & set(types):
+                raise FairvecError(
+                    f"{place}: {sorted(numeric)[0]} limits a number, and {name} is "
+                    f"{'/'.join(types) or 'untyped'} (use maxItems for an array)"
+                )
+            if "maxItems" in bound and "array" not in types:
+                raise FairvecError(
+                    f"{place}: maxItems limits an array, and {name} is "
+                    f"{'/'.join(types) or 'untyped'} (use minimum/maximum for a number)"
+                )
+
     def draw(self, seed: str, index: int) -> Drawn:
         picker = Picker(STREAM_FORMAT.format(seed=seed, algorithm=self.id, index=index))
         how: list[str] = []
         inputs = self._base(picker, how)
         self._mutate(inputs, picker, how)
+        self._keep_in_bounds(inputs, how)
         if picker.chance(self.settings["input_invalid"]):
             self._break_object(inputs, picker, how)
         variant = picker.item(self.variants) if self.variants else None
@@ -101,7 +140,7 @@ class AlgorithmPlan:
 
     def _from_schema(self, picker: Picker) -> dict[str, Any]:
         inputs: dict[str, Any] = {}
-        for name, schema in self.fields.items():
+        for name, schema in self.valid_fields.items():
             if name in self.required or picker.chance(0.5):
                 inputs[name] = self.fuzzer.valid(schema, None, picker)
         return inputs
@@ -118,8 +157,23 @@ class AlgorithmPlan:
                     inputs[name] = value
                     how.append(f"{name}: invalid")
                     continue
-            inputs[name] = self.fuzzer.valid(schema, current, picker)
+            inputs[name] = self.fuzzer.valid(self.valid_fields[name], current, picker)
             how.append(f"{name}: fuzzed")
+
+    def _keep_in_bounds(self, inputs: dict[str, Any], how: list[str]) -> None:
+        """A valid value the base input brought (a case's, a generated set's, an event's)
+        beyond the field's cost bound is clamped to it. A value the spec's schema rejects
+        is left as it is: the reference rejects it before any work, and it is the point
+        of the case (``bound-too-large``)."""
+        for name, bound in self.bounds.items():
+            if name not in inputs:
+                continue
+            value = inputs[name]
+            kept = _clamped(value, self.fields[name], bound)
+            if kept is not value:
+                inputs[name] = kept
+                shown = f"{len(kept)} items" if isinstance(kept, list) else str(kept)
+                how.append(f"{name}: clamped to {shown} (fuzz bound)")
 
     def _break_object(self, inputs: dict[str, Any], picker: Picker, how: list[str]) -> None:
         present = [name for name in self.required if name in inputs]
@@ -134,3 +188,39 @@ class AlgorithmPlan:
         if unknown not in self.fields:
             inputs[unknown] = 1
             how.append(f"{unknown}: unknown field added")
+
+
+def _narrowed(schema: Any, bound: dict[str, Any] | None) -> Any:
+    """The field's schema with the cost bound's limits put inside its own."""
+    if not bound or not isinstance(schema, dict):
+        return schema
+    narrowed = dict(schema)
+    if "maximum" in bound:
+        narrowed["maximum"] = min(schema.get("maximum", bound["maximum"]), bound["maximum"])
+    if "minimum" in bound:
+        narrowed["minimum"] = max(schema.get("minimum", bound["minimum"]), bound["minimum"])
+    if "maxItems" in bound:
+        top = min(schema.get("maxItems", bound["maxItems"]), bound["maxItems"])
+        narrowed["maxItems"] = max(top, schema.get("minItems", 0))
+    return narrowed
+
+
+def _clamped(value: Any, schema: Any, bound: dict[str, Any]) -> Any:
+    """``value`` itself when it keeps to the bound or the schema rejects it anyway; else
+    the nearest value inside the bound."""
+    if not isinstance(schema, dict) or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        if not schema.get("minimum", value) <= value <= schema.get("maximum", value):
+            return value  # out of the schema's range: rejected before any work
+        if "maximum" in bound and value > bound["maximum"]:
+            return type(value)(bound["maximum"])
+        if "minimum" in bound and value < bound["minimum"]:
+            return type(value)(bound["minimum"])
+        return value
+    if isinstance(value, list) and "maxItems" in bound:
+        if len(value) > schema.get("maxItems", len(value)):
+            return value  # too long for the schema: rejected before any work
+        top = max(bound["maxItems"], schema.get("minItems", 0))
+        return value[:top] if len(value) > top else value
+    return value

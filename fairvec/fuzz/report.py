@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from fairvec.fuzz.engine import Judged, Mismatch, Outcome
+from fairvec.fuzz.engine import OUT_OF_TIME, Judged, Mismatch, Outcome
 from fairvec.fuzz.oracle import ReferenceFailure
 
 
@@ -113,18 +113,49 @@ def write_reference_failures(out: TextIO, failures: list[ReferenceFailure]) -> N
 
 def write_summary(out: TextIO, outcome: Outcome) -> None:
     width = max([len("algorithm"), *(len(name) for name in outcome.tallies)])
-    out.write(f"{'algorithm':<{width}}  {'tried':>7}  {'invalid':>7}  {'skipped':>7}  mismatches\n")
+    out.write(
+        f"{'algorithm':<{width}}  {'tried':>7}  {'invalid':>7}  {'skipped':>7}  "
+        f"{'unjudged':>8}  mismatches\n"
+    )
     total_tried = total_mismatches = 0
     for name, tally in outcome.tallies.items():
         out.write(
             f"{name:<{width}}  {tally.tried:>7}  {tally.invalid:>7}  {tally.skipped:>7}  "
-            f"{tally.mismatches}\n"
+            f"{tally.unjudged:>8}  {tally.mismatches}\n"
         )
         total_tried += tally.tried
         total_mismatches += tally.mismatches
     rate = total_tried / outcome.seconds if outcome.seconds > 0 else 0.0
     ending = " (stopped by --seconds)" if outcome.stopped_by_time else ""
+    unjudged = f"; {len(outcome.unjudged)} not judged" if outcome.unjudged else ""
     out.write(
         f"{total_tried} inputs over {len(outcome.tallies)} algorithms in {outcome.seconds:.1f} s "
-        f"({rate:.0f}/s){ending}; {total_mismatches} mismatch(es)\n"
+        f"({rate:.0f}/s){ending}; {total_mismatches} mismatch(es){unjudged}\n"
     )
+    write_unjudged(out, outcome)
+
+
+UNJUDGED_SHOWN = 10  # ids listed per reason; the rest are counted
+
+
+def write_unjudged(out: TextIO, outcome: Outcome) -> None:
+    """The inputs drawn but not judged, never a port's mismatch: those --seconds left in
+    flight (by id: the replay line draws them again), and those the adapter gave no answer
+    to within --timeout (with the input: an input the port is slow on)."""
+    late = [one for one in outcome.unjudged if one.reason == OUT_OF_TIME]
+    slow = [one for one in outcome.unjudged if one.reason != OUT_OF_TIME]
+    if late:
+        ids = ", ".join(one.id for one in late[:UNJUDGED_SHOWN])
+        more = f", and {len(late) - UNJUDGED_SHOWN} more" if len(late) > UNJUDGED_SHOWN else ""
+        out.write(f"not judged: {OUT_OF_TIME} (--seconds): {len(late)} input(s): {ids}{more}\n")
+    if slow:
+        out.write(
+            f"not judged: slow (no answer within --timeout, the adapter was killed): "
+            f"{len(slow)} input(s)\n"
+        )
+        for one in slow[:UNJUDGED_SHOWN]:
+            shown = json.dumps(one.input, ensure_ascii=False)
+            shown = shown if len(shown) <= 300 else shown[:297] + "..."
+            out.write(f"  {one.id} {shown}\n")
+        if len(slow) > UNJUDGED_SHOWN:
+            out.write(f"  ... and {len(slow) - UNJUDGED_SHOWN} more\n")

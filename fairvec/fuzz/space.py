@@ -52,7 +52,8 @@ class Space:
 
     def for_algorithm(self, algorithm_id: str) -> dict[str, Any]:
         """The global sections with the algorithm's overrides merged key by key, plus its
-        ``events`` (empty when it has none) and its ``share`` of ``--count`` (default 1)."""
+        ``events`` (empty when it has none), its ``share`` of ``--count`` (default 1) and
+        its cost ``bounds`` (field name to limits; empty when it has none)."""
         merged = {section: copy.deepcopy(self.data[section]) for section in SECTIONS}
         override = self.data.get("algorithms", {}).get(algorithm_id, {})
         for section in SECTIONS:
@@ -60,6 +61,7 @@ class Space:
                 merged[section] = _merge(merged[section], override[section])
         merged["events"] = override.get("events", [])
         merged["share"] = override.get("share", 1)
+        merged["bounds"] = copy.deepcopy(override.get("bounds", {}))
         return merged
 
     def unknown_algorithms(self, known: set[str]) -> list[str]:
@@ -117,6 +119,13 @@ def _check_spans(data: dict[str, Any], where: str) -> None:
             if span is not None and span[0] > span[1]:
                 raise FairvecError(
                     f"{where}: {place}: {span} is empty (write [low, high], low <= high)"
+                )
+        for name, bound in section.get("bounds", {}).items():
+            low, high = bound.get("minimum"), bound.get("maximum")
+            if low is not None and high is not None and low > high:
+                raise FairvecError(
+                    f"{where}: {prefix}bounds/{name}: minimum {low} is above maximum {high} "
+                    "(write minimum <= maximum)"
                 )
         for key in ("start", "mutate", "invalid_kinds"):
             weights = section.get(key)
