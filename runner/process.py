@@ -20,6 +20,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
@@ -110,25 +111,32 @@ def _widen(*pipes: int) -> None:
 class AdapterProcess:
     def __init__(self, command: Sequence[str], *, max_line: int = DEFAULT_MAX_LINE) -> None:
         self.command = list(command)
-        try:
-            self._process = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                # its own process group, so killing it also kills whatever it started
-                # (a shell wrapper's child would otherwise keep the pipes open)
-                start_new_session=True,
-            )
-        except OSError as error:
-            if error.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):
-                raise RunnerResourceError(f"cannot start the adapter: {error.strerror}") from None
-            raise AdapterStartError(f"cannot start {self.command[0]!r}: {error.strerror}") from None
+        # Under the lock, with the add below: reap_adopted() (another session's, with -j)
+        # must never see this child before it is known as ours, or it kills it as an orphan.
+        with _CHILDREN_LOCK:
+            try:
+                self._process = subprocess.Popen(
+                    self.command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    bufsize=0,
+                    env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                    # its own process group, so killing it also kills whatever it started
+                    # (a shell wrapper's child would otherwise keep the pipes open)
+                    start_new_session=True,
+                )
+            except OSError as error:
+                if error.errno in (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM):
+                    raise RunnerResourceError(
+                        f"cannot start the adapter: {error.strerror}"
+                    ) from None
+                raise AdapterStartError(
+                    f"cannot start {self.command[0]!r}: {error.strerror}"
+                ) from None
+            self.pid = self._process.pid
+            _LIVE_PIDS.add(self.pid)
         assert self._process.stdin and self._process.stdout and self._process.stderr
-        self.pid = self._process.pid
-        _LIVE_PIDS.add(self.pid)
         self._stdin: int | None = self._process.stdin.fileno()
         self._outgoing = bytearray()
         self._selector = selectors.DefaultSelector()
@@ -323,6 +331,10 @@ def describe_status(status: int | None) -> str:
 # it. What stays out of reach is documented in docs/adapter-protocol.md.
 
 _LIVE_PIDS: set[int] = set()  # adapters the runner is still driving: never reaped here
+# Held while an adapter is spawned and recorded, and while orphans are looked for and killed:
+# with -j, one session's reaping must not take another's adapter, started a moment before,
+# for an orphan (it was killed by SIGKILL before its hello: a run stopped at random).
+_CHILDREN_LOCK = threading.Lock()
 _SUBREAPER = [False]  # set once by become_subreaper()
 
 
@@ -361,6 +373,11 @@ def reap_adopted(rounds: int = 20) -> None:
     killed orphan's own children are adopted next, hence the rounds)."""
     if not _SUBREAPER[0]:
         return
+    with _CHILDREN_LOCK:
+        _reap_adopted(rounds)
+
+
+def _reap_adopted(rounds: int) -> None:
     for _ in range(rounds):
         orphans = _adopted_children()
         if not orphans:

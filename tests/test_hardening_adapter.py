@@ -377,3 +377,39 @@ def test_a_start_failure_names_the_error_not_only_the_last_frames() -> None:
     shown = start_failure_excerpt(node)
     assert shown[0] == "SyntaxError: Unexpected token '}'" and shown[-1] == "Node.js v20.20.2"
     assert start_failure_excerpt(["cannot start: no config"]) == ["cannot start: no config"]
+
+
+RACE = """
+import subprocess, sys, threading, time
+from fairvec.runner import process
+
+assert process.become_subreaper()
+real_popen = subprocess.Popen
+reaper = []
+
+def popen_then_reap(*args, **kwargs):
+    child = real_popen(*args, **kwargs)
+    # another session (-j 2) reaps orphans right now, before this child is recorded
+    thread = threading.Thread(target=process.reap_adopted)
+    thread.start()
+    reaper.append(thread)
+    time.sleep(0.5)
+    return child
+
+subprocess.Popen = popen_then_reap
+adapter = process.AdapterProcess([sys.executable, "-c", "import time; time.sleep(30)"])
+reaper[0].join()
+print("alive" if adapter._process.poll() is None else f"killed {adapter._process.returncode}")
+adapter.kill()
+"""
+
+
+def test_one_sessions_reaping_never_kills_anothers_new_adapter() -> None:
+    """With -j 2, a session that lost its adapter reaps orphans while another session is
+    starting one: that new adapter, not yet recorded as ours, was taken for an orphan and
+    killed by SIGKILL before its hello (a run stopped at random, "failed to start 5 times")."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.stdout.strip() == "alive", done.stdout + done.stderr
