@@ -7,14 +7,13 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
 from fairvec.errors import FairvecError
-from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular
+from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular, temporary_beside
 
 # orjson (the ``fast`` extra) parses about twice as fast as the json module. It is an
 # accelerator, never the judge: it refuses some JSON that json reads (a lone surrogate
@@ -71,12 +70,8 @@ def digest(value: Any) -> str:
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and rename it into place,
     so a reader never sees half a file, even if we are killed mid-write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    temporary = temporary_beside(path, text.encode("utf-8"))
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp makes 0600; vector files are for everyone
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

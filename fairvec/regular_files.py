@@ -137,17 +137,25 @@ def write_all_or_none(files: list[tuple[Path, str, str]]) -> None:
 
 def _temporary_with(path: Path, text: str, option: str) -> str:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        return temporary_beside(path, text.encode("utf-8"))
     except OSError as error:
         raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+
+
+def temporary_beside(path: Path, data: bytes) -> str:
+    """``data`` in a new file beside ``path``, for a rename into place (the one way fairvec
+    writes a file: a reader never sees half of one). Readable by everyone (mkstemp makes
+    0600; vector files, reports and releases are for others to read). Raises OSError, and
+    then leaves nothing behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp makes 0600; a report is for the CI to read
-    except OSError as error:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+    except BaseException:
         Path(temporary).unlink(missing_ok=True)
-        raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+        raise
     return temporary
 
 

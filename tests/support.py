@@ -96,6 +96,26 @@ def run_port(port: list[str | Path], algorithms: list[str]) -> PortRun:
     return PortRun(done, failed, len(results))
 
 
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {result["id"]: result["status"] for result in report["results"]}
+
+
+def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
+    return next(result for result in report["results"] if result["id"] == vector_id)
+
+
+def run_three(tmp_path: Path, *adapter: str, extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    """``fairvec run`` over the three battle.move vectors against the misbehaving adapter
+    in ``adapter``'s modes; both reports must be written and valid whatever it did."""
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = fairvec(
+        "run", *THREE, *extra, "--json", json_path, "--junit", junit_path, *misbehaving(*adapter)
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert json_path.exists(), done.stdout + done.stderr
+    return done, check_reports(json_path, junit_path)
+
+
 def check_reports(json_path: Path, junit_path: Path) -> dict[str, Any]:
     """Both reports of a run are valid: the JSON against the report schema, the JUnit XML
     against the Jenkins and the Ant schemas. Returns the JSON report."""

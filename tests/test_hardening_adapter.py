@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIRE, GRASS, THREE, WATER, check_reports, fairvec, misbehaving
+from support import (
+    FIRE,
+    GRASS,
+    THREE,
+    WATER,
+    fairvec,
+    misbehaving,
+    result_of,
+    run_three,
+    statuses,
+)
 
 from fairvec.runner.protocol import (
     MAX_HELLO_ALGORITHMS,
@@ -27,22 +37,6 @@ PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 
 
-def statuses(report: dict[str, Any]) -> dict[str, str]:
-    return {result["id"]: result["status"] for result in report["results"]}
-
-
-def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
-    return next(result for result in report["results"] if result["id"] == vector_id)
-
-
-def run_three(tmp_path: Path, *adapter: str, extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
-    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
-    done = fairvec(
-        "run", *THREE, *extra, "--json", json_path, "--junit", junit_path, *misbehaving(*adapter)
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    assert json_path.exists(), done.stdout + done.stderr
-    return done, check_reports(json_path, junit_path)
 
 
 def strict_report(path: Path) -> dict[str, Any]:

@@ -12,29 +12,25 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support import FAIRVEC, FIRE, GRASS, THREE, WATER, check_reports, fairvec, misbehaving
+from support import (
+    FAIRVEC,
+    FIRE,
+    GRASS,
+    THREE,
+    WATER,
+    check_reports,
+    fairvec,
+    misbehaving,
+    result_of,
+    run_three,
+    statuses,
+)
 
 PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
 
 
-def statuses(report: dict[str, Any]) -> dict[str, str]:
-    return {result["id"]: result["status"] for result in report["results"]}
-
-
-def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
-    return next(result for result in report["results"] if result["id"] == vector_id)
-
-
-def run_three(tmp_path: Path, *adapter: str, extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
-    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
-    done = fairvec(
-        "run", *THREE, *extra, "--json", json_path, "--junit", junit_path, *misbehaving(*adapter)
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    return done, check_reports(json_path, junit_path)
 
 
 # mode, the vector it hits, the statuses expected, words of the message the vector gets

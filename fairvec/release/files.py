@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from fairvec.errors import FairvecError
-from fairvec.regular_files import kind_of
+from fairvec.regular_files import kind_of, temporary_beside
 
 ARCHIVE_PREFIX = "fairvec-vectors-"
 MANIFEST = "MANIFEST.json"
@@ -66,19 +65,15 @@ def check_out_folder(out: Path, option: str = "--out") -> None:
 
 
 def write_bytes_atomically(path: Path, data: bytes) -> None:
-    """The binary twin of fairvec.jsonio.write_atomically: a temporary file beside ``path``,
+    """The binary twin of fairvec.jsonio.write_atomically: a temporary file beside ``path``
     renamed into place, so a reader never sees half an archive. A special file at ``path``
     is refused (callers check all their paths first, so nothing is half written)."""
     refuse_special(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        temporary = temporary_beside(path, data)
     except OSError as error:
         raise FairvecError(f"{path}: cannot write it ({error.strerror})") from None
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)  # mkstemp makes 0600; a release is for everyone
         os.replace(temporary, path)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
