@@ -94,20 +94,22 @@ def _read_at_most(handle: int, count: int) -> bytes:
     return b"".join(chunks)
 
 
-def check_not_special(path: Path, option: str) -> None:
-    """For a file fairvec will write (a report): refuse, before anything runs, a path that
-    exists and is not a regular file. Writing goes to a temporary file renamed over the
-    path, which would replace a device or a FIFO for the whole machine (as root, /dev/full)."""
+def check_not_special(path: Path, option: str, written: str = "a report") -> None:
+    """For a file fairvec will write (``written``: a report, a release): refuse, before
+    anything runs, a path that exists and is not a regular file. Writing goes to a temporary
+    file renamed over the path, which would replace a device or a FIFO for the whole machine
+    (as root, /dev/full). ``option`` names the path in the message ("" for none)."""
+    place = f"{option} {path}" if option else str(path)
     try:
         mode = path.stat().st_mode
     except (FileNotFoundError, NotADirectoryError):  # a new file (its folder is checked later)
         return
     except OSError as error:
-        raise FairvecError(f"{option} {path}: cannot look at it ({error.strerror})") from None
+        raise FairvecError(f"{place}: cannot look at it ({error.strerror})") from None
     if not stat.S_ISREG(mode):
         raise FairvecError(
-            f"{option} {path}: is {kind_of(mode)}, not a regular file; fairvec writes a report "
-            "only to a new or a regular file"
+            f"{place}: is {kind_of(mode)}, not a regular file; fairvec writes {written} "
+            "only to a new or a regular file (move it away)"
         )
 
 

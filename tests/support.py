@@ -96,6 +96,26 @@ def run_port(port: list[str | Path], algorithms: list[str]) -> PortRun:
     return PortRun(done, failed, len(results))
 
 
+GiB = 1024**3
+SPECIAL_KINDS = ("fifo", "dev-zero", "sparse", "folder")
+
+
+def make_special(path: Path, kind: str, size: int = 3 * GiB) -> None:
+    """Put at ``path`` something that is not a small regular file: a FIFO (reading it waits
+    for a writer), a link to /dev/zero (endless), a sparse file (``size`` bytes to whoever
+    reads it whole, nothing on disk) or a folder."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "sparse":
+        with path.open("wb") as stream:
+            stream.truncate(size)
+    else:
+        assert kind == "folder", kind
+        path.mkdir()
+
+
 def statuses(report: dict[str, Any]) -> dict[str, str]:
     return {result["id"]: result["status"] for result in report["results"]}
 

@@ -15,7 +15,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from support import FIRE, THREE, check_reports, fairvec
+from support import FIRE, SPECIAL_KINDS, THREE, check_reports, fairvec, make_special
 
 from fairvec.errors import FairvecError
 from fairvec.extras import ALGORITHMS_NEEDING
@@ -214,16 +214,10 @@ def test_an_invisible_character_in_an_entry_is_refused(tmp_path: Path) -> None:
         read_known_failures(listed)
 
 
-@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse"])
 def test_a_known_failures_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> None:
     listed = tmp_path / "known.txt"
-    if kind == "fifo":
-        os.mkfifo(listed)
-    elif kind == "device":
-        listed.symlink_to("/dev/zero")
-    else:
-        with listed.open("wb") as stream:  # one 20 MB line, sparse
-            stream.truncate(20 * 1024 * 1024)
+    make_special(listed, kind, size=20 * 1024 * 1024)  # sparse: one 20 MB line
     done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, timeout=60)
     _one_line_error(done, f"--known-failures {listed}")
 
@@ -384,18 +378,10 @@ def test_the_algorithms_needing_an_extra_are_listed(hidden: Any, tmp_path: Path)
 # -- the bounded reader itself --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["fifo", "zero", "sparse", "folder"])
+@pytest.mark.parametrize("kind", SPECIAL_KINDS)
 def test_read_regular_refuses_what_is_not_a_bounded_file(tmp_path: Path, kind: str) -> None:
     path = tmp_path / "file"
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "sparse":
-        with path.open("wb") as stream:
-            stream.truncate(3 * 1024**3)
-    else:
-        path.mkdir()
+    make_special(path, kind)
     with pytest.raises(FairvecError, match=f"^{path}: a vector file "):
         read_regular(path, "a vector file", 1024 * 1024)
 

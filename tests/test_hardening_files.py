@@ -21,13 +21,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support import FAIRVEC, REPO, Completed
+from support import FAIRVEC, REPO, Completed, GiB, make_special
 
 from fairvec.jsonio import MAX_NESTING
 from fairvec.regular_files import VECTOR_FILE_LIMIT
 from fairvec.vectorfiles import SCHEMA_NAME, ValidationCache, vector_file_paths
 
-GiB = 1024**3
 KINDS = ["fifo", "dev-zero", "sparse"]
 # What the one line says of each kind of file (regular_files.kind_of, _check_size).
 SAYS = {"fifo": "a FIFO", "dev-zero": "a character device", "sparse": "3,221,225,472 bytes"}
@@ -86,13 +85,7 @@ def one_line_exit_2(done: Completed, *parts: str) -> str:
 def replace(path: Path, kind: str) -> None:
     """Put something that is not a small regular file where ``path`` was."""
     path.unlink()
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
-    else:  # sparse: costs nothing on disk, 3 GB to whoever reads it whole
-        with path.open("wb") as stream:
-            stream.truncate(3 * GiB)
+    make_special(path, kind)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from fairvec.errors import FairvecError
-from fairvec.regular_files import kind_of, temporary_beside
+from fairvec.regular_files import check_not_special, kind_of, temporary_beside
 
 ARCHIVE_PREFIX = "fairvec-vectors-"
 MANIFEST = "MANIFEST.json"
@@ -43,15 +43,10 @@ def _mode(path: Path, where: str) -> int | None:
 
 
 def refuse_special(path: Path) -> None:
-    """A release file is written to a temporary file renamed over ``path``: over a FIFO or
-    a device (or a link to one) that would replace something that is not ours to replace,
-    so anything there but a regular file is refused, before anything is written."""
-    mode = _mode(path, str(path))
-    if mode is not None and not stat.S_ISREG(mode):
-        raise FairvecError(
-            f"{path}: is {kind_of(mode)}, not a regular file; fairvec writes a release only "
-            "to a new or a regular file (move it away)"
-        )
+    """A release file is written to a temporary file renamed over ``path``: anything there
+    but a regular file (a FIFO, a device, a link to one) is refused before anything is
+    written."""
+    check_not_special(path, "", "a release")
 
 
 def check_out_folder(out: Path, option: str = "--out") -> None:
