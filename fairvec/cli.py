@@ -15,9 +15,13 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
+
+if TYPE_CHECKING:
+    from fairvec.data_model import Vector
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGNAL_BASE = 128  # the shell's convention: 128 + the signal's number
@@ -98,7 +102,17 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     # each command's module is imported only when that command runs (start-up)
     from fairvec.runner.cli import add_run_command
 
-    add_run_command(commands)
+    add_run_command(commands, fresh=_fresh_vectors)
+
+
+def _fresh_vectors(
+    algorithm: str, variants: list[str | None], pinned: dict[str, Any], count: int, seed: str
+) -> list[Vector]:
+    """fairvec/fuzz/fresh.py's fresh vectors, for the runner, which never imports the
+    reference (imported only when an input is pinned: start-up)."""
+    from fairvec.fuzz.fresh import fresh_vectors
+
+    return fresh_vectors(algorithm, variants, pinned, count, seed)
 
 
 def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

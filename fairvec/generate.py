@@ -12,7 +12,7 @@ import importlib
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -86,6 +86,8 @@ def build_vector_file(spec: Spec, data: Path | None) -> VectorFileData:
         _finish(spec, where, planned, output_check, spec_root)
         for planned in _plan_shapes(spec, where, vectors)
     ]
+    _apply_input_tags(spec, where, vectors)
+    _apply_output_quirks(spec, where, vectors)
     _check_disagreements_recorded(spec, where, vectors)
     accumulated = build_accumulated(spec, where, output_check, spec_root)
     _check_unique_ids(where, vectors, accumulated)
@@ -105,6 +107,59 @@ def build_vector_file(spec: Spec, data: Path | None) -> VectorFileData:
     if accumulated:
         vector_file["accumulated"] = accumulated
     return vector_file
+
+
+def _apply_input_tags(spec: Spec, where: str, vectors: list[Vector]) -> None:
+    """``input_tags``: each tag on every vector (cases, generated, upstream and shape
+    vectors alike) whose input satisfies its ``when`` schema, so that a port that
+    legitimately refuses such inputs can leave them out with ``--exclude-tag``."""
+    entries: list[dict[str, Any]] = cast("dict[str, Any]", spec.data).get("input_tags", [])
+    for index, entry in enumerate(entries):
+        place = f"{where}: input_tags/{index}"
+        try:
+            jsonschema.Draft202012Validator.check_schema(entry["when"])
+        except jsonschema.exceptions.SchemaError as error:
+            raise FairvecError(
+                f"{place}/when: not a JSON Schema: {error.message.splitlines()[0]} (write a "
+                "draft 2020-12 schema of the input, e.g. {properties: {cursor: {not: "
+                "{multipleOf: 4}}}, required: [cursor]})"
+            ) from None
+        names = sorted(spec.inputs.get("properties", {}))
+        for name in entry["when"].get("properties", {}):
+            if name not in names:
+                raise FairvecError(
+                    f"{place}/when/properties: {name!r} is no input field of {spec.id} "
+                    f"(its inputs are {', '.join(names)})"
+                )
+        when = jsonschema.Draft202012Validator(entry["when"])
+        # matching no vector is allowed: the rule holds for vectors added later too
+        for vector in vectors:
+            if when.is_valid(vector["input"]):
+                vector["tags"] = _unique([*vector["tags"], entry["tag"]])
+
+
+def _apply_output_quirks(spec: Spec, where: str, vectors: list[Vector]) -> None:
+    """A quirk's ``output_matches``: its id on every vector whose expected output satisfies
+    that schema (bustabit's hybrid rule fails every game whose r is divisible by 33, not
+    only the cases that were found for it)."""
+    for index, quirk in enumerate(spec.quirks):
+        schema = cast("dict[str, Any]", quirk).get("output_matches")
+        if schema is None:
+            continue
+        place = f"{where}: quirks/{index}/output_matches"
+        condition = _output_condition(spec, place, schema)
+        matched = [
+            vector
+            for vector in vectors
+            if "output" in vector["expected"] and condition.is_valid(vector["expected"]["output"])
+        ]
+        if not matched:
+            raise FairvecError(
+                f"{place}: no vector's output satisfies it: fix the schema, or add a case "
+                "(a find case with satisfies) whose output does"
+            )
+        for vector in matched:
+            vector["tags"] = _unique([*vector["tags"], quirk["id"]])
 
 
 def _check_against_reference(spec: Spec, where: str) -> None:
@@ -128,7 +183,8 @@ def _check_against_reference(spec: Spec, where: str) -> None:
 def _quirk_note(quirk: Quirk) -> QuirkNote:
     """A spec's quirk as its vector file carries it: without its id and exercised_by, the
     other fields in the spec's order."""
-    return cast("QuirkNote", {k: v for k, v in quirk.items() if k not in ("id", "exercised_by")})
+    left_out = ("id", "exercised_by", "output_matches")
+    return cast("QuirkNote", {k: v for k, v in quirk.items() if k not in left_out})
 
 
 def _variants_of(spec: Spec, entry: SpecCase | GeneratedSet | UpstreamSet) -> list[str | None]:
@@ -171,25 +227,117 @@ def _plan_case(spec: Spec, where: str, case: SpecCase, spec_root: Path) -> Itera
 def _find(
     spec: Spec, where: str, case: SpecCase, variant: str | None, spec_root: Path
 ) -> dict[str, Any]:
-    """The first input, counting up the ``vary`` field, whose output contains ``until``."""
-    find = case["find"]
+    """The ``nth`` input (the first by default), stepping the ``vary`` field from its
+    template value, whose output contains ``until`` and satisfies the schema ``satisfies``.
+
+    An integer counts up, a text gets -1, -2, ... appended; with ``next`` each value is an
+    output field of another algorithm on the value before (bustabit.previous_hash walks a
+    hash chain backwards, so every value found is a real earlier game of that chain)."""
+    # as a plain mapping: data_model.Find types only the original keys
+    find = cast("dict[str, Any]", case["find"])
+    place = f"{where}: cases/{case['name']}/find"
     template, field_name = find["input"], find["vary"]
     if field_name not in template:
-        raise FairvecError(f"{where}: cases/{case['name']}/find/vary: {field_name!r} not in input")
-    start = template[field_name]
+        raise FairvecError(f"{place}/vary: {field_name!r} not in input")
+    condition = _find_condition(spec, place, find.get("satisfies"))
+    step_to = _find_stepper(place, find, spec_root)
+    wanted, found, value = find.get("nth", 1), 0, template[field_name]
     for step in range(find.get("limit", DEFAULT_FIND_LIMIT)):
-        value = start + step if isinstance(start, int) else (f"{start}-{step}" if step else start)
+        if step:
+            value = step_to(value, step, template[field_name])
         candidate = {**template, field_name: value}
         try:
             output = compute(spec.id, candidate, variant, spec_root=spec_root)
         except InvalidInput as error:
-            raise FairvecError(f"{where}: cases/{case['name']}/find: {error}") from None
-        if contains(output, find["until"]) is None:
+            raise FairvecError(f"{place}: {error}") from None
+        if "until" in find and contains(output, find["until"]) is not None:
+            continue
+        if condition is not None and not condition.is_valid(output):
+            continue
+        found += 1
+        if found == wanted:
             return candidate
-    raise FairvecError(
-        f"{where}: cases/{case['name']}/find: no input within {step + 1} tries gives "
-        f"{json.dumps(find['until'])}; raise find.limit or change the template"
+    wanted_text = " and ".join(
+        json.dumps(find[key]) for key in ("until", "satisfies") if key in find
     )
+    how_many = "no input" if not found else f"only {found} of the {wanted} inputs wanted"
+    raise FairvecError(
+        f"{place}: {how_many} within {step + 1} tries gives {wanted_text}; raise find.limit "
+        "or change the template"
+    )
+
+
+def _find_condition(
+    spec: Spec, place: str, schema: dict[str, Any] | None
+) -> jsonschema.Draft202012Validator | None:
+    """``satisfies``, compiled (see _output_condition)."""
+    return None if schema is None else _output_condition(spec, f"{place}/satisfies", schema)
+
+
+def _output_condition(
+    spec: Spec, place: str, schema: dict[str, Any]
+) -> jsonschema.Draft202012Validator:
+    """A JSON Schema of the output, compiled, whose ``properties`` name output fields only
+    (a misspelt field would never match: a search would run to its limit, a tag would
+    silently tag nothing)."""
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        at = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+        raise FairvecError(
+            f"{place}: {at}: not a JSON Schema: {error.message.splitlines()[0]} (write a "
+            "draft 2020-12 schema of the output, e.g. {properties: {r: {multipleOf: 33}}})"
+        ) from None
+    outputs = sorted(spec.outputs.get("properties", {}))
+    for name in schema.get("properties", {}):
+        if name not in outputs:
+            raise FairvecError(
+                f"{place}/properties: {name!r} is no output field of {spec.id} "
+                f"(its outputs are {', '.join(outputs)})"
+            )
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _find_stepper(
+    place: str, find: dict[str, Any], spec_root: Path
+) -> Callable[[Any, int, Any], Any]:
+    """The function giving the vary field's value at ``step`` from the one before it."""
+    follow = find.get("next")
+    if follow is None:
+        return lambda value, step, start: (
+            start + step if isinstance(start, int) else f"{start}-{step}"
+        )
+    algorithm_id, output_field = follow["algorithm"], follow["output"]
+    found = registry().get(algorithm_id)
+    if found is None:
+        raise FairvecError(
+            f"{place}/next/algorithm: the reference has no algorithm {algorithm_id!r}"
+        )
+    variant = follow.get("variant")
+    if found.variants and variant not in found.variants:
+        raise FairvecError(
+            f"{place}/next/variant: name the chain rule, one of {algorithm_id}'s variants "
+            f"{list(found.variants)}"
+        )
+    if not found.variants and variant is not None:
+        raise FairvecError(f"{place}/next/variant: {algorithm_id} has no variants; remove it")
+    field_name = find["vary"]
+
+    def step_to(value: Any, step: int, start: Any) -> Any:
+        try:
+            output = compute(algorithm_id, {field_name: value}, variant, spec_root=spec_root)
+        except InvalidInput as error:
+            raise FairvecError(
+                f"{place}/next: {algorithm_id} refuses {{{field_name}: {value!r}}}: {error}"
+            ) from None
+        if output_field not in output:
+            raise FairvecError(
+                f"{place}/next/output: {algorithm_id} has no output {output_field!r} "
+                f"(it has {', '.join(sorted(output))})"
+            )
+        return output[output_field]
+
+    return step_to
 
 
 def _plan_generated(spec: Spec, generated: GeneratedSet) -> Iterator[Planned]:
@@ -345,10 +493,7 @@ def _compare_with_stated(spec: Spec, place: str, planned: Planned, output: Any) 
     recorded = [
         quirk_id
         for quirk_id in planned.tags
-        if any(
-            q["id"] == quirk_id and q.get("disagrees_with_document")
-            for q in spec.quirks
-        )
+        if any(q["id"] == quirk_id and q.get("disagrees_with_document") for q in spec.quirks)
     ]
     if not recorded:
         raise FairvecError(
@@ -405,8 +550,13 @@ def build_accumulated(
         full = _full_tier_file(spec, place) if accumulated_set.get("full") else None
         for variant in accumulated_variants(spec, accumulated_set):
             total = accumulate_stream(
-                spec, accumulated_set, generators, variant, accumulated_digest.TIERS["default"],
-                output_check, spec_root,
+                spec,
+                accumulated_set,
+                generators,
+                variant,
+                accumulated_digest.TIERS["default"],
+                output_check,
+                spec_root,
             )
             entries.append(
                 _accumulated_entry(spec, accumulated_set, generators, variant, "default", total)
@@ -475,9 +625,11 @@ def _accumulated_entry(
     total: accumulated_digest.Accumulator | dict[str, Any],
 ) -> AccumulatedVector:
     name = accumulated_set["name"] + (accumulated_digest.FULL_SUFFIX if tier == "full" else "")
-    checkpoints = total.checkpoints if isinstance(total, accumulated_digest.Accumulator) else total[
-        "checkpoints"
-    ]
+    checkpoints = (
+        total.checkpoints
+        if isinstance(total, accumulated_digest.Accumulator)
+        else total["checkpoints"]
+    )
     tags = ["accumulated", *(["accumulated-full"] if tier == "full" else [])]
     tags += [*accumulated_set.get("tags", []), *spec.quirks_exercised_by(accumulated_set["name"])]
     entry: AccumulatedVector = {

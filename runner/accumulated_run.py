@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
-from fairvec.jsonio import parse_json
+from fairvec.jsonio import parse_json, same_json
+from fairvec.runner import claims as claims_module
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
@@ -546,3 +547,33 @@ def run_for_run(
         max_crashes=max_crashes,
         max_timeouts=max_timeouts,
     )
+
+
+def claimed_for_run(
+    chosen: Sequence[Accumulated], claims: claims_module.Claims
+) -> tuple[list[Accumulated], list[Result]]:
+    """The accumulated vectors to run, and the skips: a stream that does not hold a pinned
+    value (its generator is not that constant), and any under a partial claim (a digest
+    covers whole outputs); runner/claims.py."""
+    kept: list[Accumulated] = []
+    skipped: list[Result] = []
+    for one in chosen:
+        pinned = claims.pins.get(one.algorithm, {})
+        generators = one.entry["stream"]["input"]
+        held = all(
+            same_json(generators.get(name), {"const": value}) for name, value in pinned.items()
+        )
+        if not held:
+            message = f"its stream does not hold the pinned {claims_module.pinned_values(pinned)}"
+            skipped.append(_skip_shown(one, "input-not-pinned", message))
+        elif one.algorithm in claims.outputs:
+            fields = ", ".join(claims.outputs[one.algorithm])
+            message = f"its digest covers whole outputs; the adapter computes only {fields}"
+            skipped.append(_skip_shown(one, "outputs-not-claimed", message))
+        else:
+            kept.append(one)
+    return kept, skipped
+
+
+def _skip_shown(one: Accumulated, kind: str, message: str) -> Result:
+    return Result(one.vector, one.algorithm, "skip", message, skip_kind=kind)

@@ -14,6 +14,9 @@ import sys
 from importlib import resources
 
 from fairvec.errors import FairvecError
+from fairvec.runner.claims import Fix, parse_fix
+
+DEFAULT_PINNED_COUNT = 1000  # fresh inputs per pinned algorithm: a 1-in-33 branch ~30 times
 
 MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
 MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
@@ -66,6 +69,58 @@ def line_cap(text: str) -> int:
     if value < MIN_LINE:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least {MIN_LINE}")
     return value
+
+
+def fix(text: str) -> Fix:
+    try:
+        return parse_fix(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def pinned_count(text: str) -> int:
+    """0 (no fresh vectors) to MAX_COUNT."""
+    value = whole_number(text)
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text!r}: at most {MAX_COUNT:,}")
+    return value
+
+
+def seed_text(text: str) -> str:
+    if not text or len(text) > 200 or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: give 1 to 200 printable characters")
+    return text
+
+
+def add_pin_options(parser: argparse.ArgumentParser, *, fresh: bool) -> None:
+    """--fix (both commands), and for fairvec run how many fresh vectors are made on the
+    pinned values and from which seed."""
+    group = parser.add_argument_group("pinned inputs (docs/porting.md)")
+    group.add_argument(
+        "--fix",
+        action="append",
+        type=fix,
+        default=[],
+        metavar="[ALGORITHM:]FIELD=VALUE",
+        help="the port hard-codes this input (e.g. salt=0000...; bustabit.crash_v2:salt=...): "
+        "only inputs holding it are sent; repeatable",
+    )
+    if not fresh:
+        return
+    group.add_argument(
+        "--pinned-count",
+        type=pinned_count,
+        default=DEFAULT_PINNED_COUNT,
+        metavar="N",
+        help="fresh vectors made on the pinned values, per algorithm "
+        f"(default {DEFAULT_PINNED_COUNT}; 0: none)",
+    )
+    group.add_argument(
+        "--pinned-seed",
+        type=seed_text,
+        metavar="SEED",
+        help="seed of the fresh vectors' inputs (default: a new one, printed, to replay a run)",
+    )
 
 
 def adapter_command(arguments: argparse.Namespace) -> list[str]:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fairvec.runner import accumulated_run
 from fairvec.runner.arguments import (
     adapter_command,
+    add_pin_options,
     line_cap,
     positive_int,
     positive_seconds,
     whole_number,
 )
+from fairvec.runner.claims import PinOptions
 from fairvec.runner.options import (
     AdapterLimits,
     ReleaseOptions,
@@ -30,12 +33,20 @@ from fairvec.runner.process import DEFAULT_MAX_LINE
 from fairvec.runner.run import run
 from fairvec.runner.session import MAX_CRASHES, MAX_TIMEOUTS
 
+if TYPE_CHECKING:
+    from fairvec.runner.claims import FreshVectors
+
 # Requests in flight: enough that the runner reads and judges answers in batches, not a
 # few at a time (docs/benchmarks.md: 32 left the Node port waiting on the runner).
 DEFAULT_WINDOW = 256
 
 
-def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_run_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    fresh: FreshVectors | None = None,
+) -> None:
+    """``fresh``: what computes fresh vectors on pinned inputs (the reference, which the
+    runner never imports: fairvec/cli.py gives it)."""
     parser = commands.add_parser(
         "run",
         help="check an implementation through its adapter",
@@ -133,6 +144,8 @@ def add_run_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="vector ids (or globs) expected to fail, one a line, each with an optional "
         "'# reason'; one that passes is reported so the list shrinks",
     )
+    add_pin_options(parser, fresh=True)
+    parser.set_defaults(fresh=fresh)
     release = parser.add_argument_group("a verified release (docs/ci.md)")
     release.add_argument(
         "--suite",
@@ -210,6 +223,12 @@ def run_options(arguments: argparse.Namespace) -> RunOptions:
             max_details=arguments.max_details,
             progress=not arguments.no_progress,
             fail_on_skip=arguments.fail_on_skip,
+        ),
+        pins=PinOptions(
+            fixes=tuple(arguments.fix),
+            count=arguments.pinned_count,
+            seed=arguments.pinned_seed,
+            fresh=arguments.fresh,
         ),
     )
 

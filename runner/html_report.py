@@ -302,6 +302,17 @@ def _matrix(runs: list[Run], algorithms: list[str]) -> str:
     )
 
 
+def _claim_lines(attested: dict[str, Any]) -> list[str]:
+    """A partial claim or a pin, marked in the cell: such a pass is not a full one."""
+    lines = []
+    judged = attested.get("outputs_judged", "all")  # (reports of older runs have none)
+    if judged != "all":
+        lines.append(_text(f"PARTIAL: {', '.join(judged)} only"))
+    if attested.get("pinned"):
+        lines.append(_text(f"pinned: {', '.join(attested['pinned'])}"))
+    return lines
+
+
 def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] | None) -> str:
     """A run's counts for one algorithm; an empty cell says whether the algorithm was left
     out by the selection or is not in the suite that run used."""
@@ -312,6 +323,7 @@ def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] |
     lines = [f"{counted[status]} {status}" for status in COUNTED if counted[status]]
     if attested is not None:  # why the skips were skipped
         lines += [f"({n} {why})" for why, n in attested["skipped"].items() if n]
+        lines += _claim_lines(attested)
     known = sum(result["known_failure"] for result in results)
     unexpected = sum(result["unexpected_pass"] for result in results)
     if known:

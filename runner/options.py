@@ -6,10 +6,11 @@ about argparse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairvec.runner.claims import PinOptions
 from fairvec.vectorfiles import default_vectors_root
 
 
@@ -89,3 +90,4 @@ class RunOptions:
     known_failures: Path | None  # the list of vectors expected to fail
     release: ReleaseOptions
     reports: ReportOptions
+    pins: PinOptions = field(default_factory=lambda: PinOptions())

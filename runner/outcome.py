@@ -12,7 +12,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
 from fairvec.regular_files import check_not_special, write_all_or_none
@@ -127,7 +127,11 @@ def report_status(session: AnySession, results: list[Result], status: int) -> in
 
 
 def coverage(
-    selection: SelectionOptions, suite: SuiteSource, hello: Hello, known: list[KnownFailure]
+    selection: SelectionOptions,
+    suite: SuiteSource,
+    hello: Hello,
+    known: list[KnownFailure],
+    claims: dict[str, Any] | None = None,
 ) -> Coverage:
     # (as above)
     from fairvec.runner.report import Coverage
@@ -138,6 +142,7 @@ def coverage(
         algorithms=sorted(suite_algorithms(selection.root)),
         selection=selection.recorded(),
         known_failures=known,
+        claims=claims or {"pinned": {}, "outputs": {}, "fresh": None},
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from itertools import repeat, takewhile
@@ -39,11 +39,23 @@ MAX_HELLO_VARIANTS = 100
 # nested that deep, so only such a line is walked.
 
 
+# How requests carry a string holding a lone surrogate (docs/adapter-protocol.md, "Lone
+# surrogates"): as a JSON escape (the default), or marked (MARK, then the string's UTF-16
+# code units as four hex digits each), for JSON libraries that cannot decode the escape.
+SURROGATE_ENCODINGS = ("escaped", "marked")
+MARK = "\uffff"
+
+
 @dataclass(frozen=True)
 class Hello:
     name: str
     version: str
     algorithms: dict[str, list[str]]
+    # optional claims (runner/claims.py): algorithm id or "*" -> field -> pinned value,
+    # and algorithm id -> the output fields the adapter computes
+    pins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outputs: dict[str, list[str]] = field(default_factory=dict)
+    lone_surrogates: str = "escaped"  # one of SURROGATE_ENCODINGS
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,41 @@ def request_bytes(vector: Request, algorithm: str) -> bytes:
         "input": vector["input"],
     }
     return compact_ascii(request) + b"\n"
+
+
+def marked_request_bytes(vector: Request, algorithm: str) -> bytes:
+    """request_bytes for an adapter whose hello asks for ``"lone_surrogates": "marked"``:
+    every string of the input (keys included) that holds a lone surrogate, or begins with
+    MARK, travels as MARK followed by its UTF-16 code units, four lowercase hex digits
+    each. Exact both ways: a string beginning with MARK is always marked, so a marked
+    string is never mistaken for one that was not."""
+    line = request_bytes(vector, algorithm)
+    if b"\\ud" not in line and b"\\uffff" not in line:  # nothing to mark (the usual case)
+        return line
+    marked: Request = {**vector, "input": _marked(vector["input"])}
+    return request_bytes(marked, algorithm)
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, str):
+        return _marked_text(value)
+    if isinstance(value, list):
+        return [_marked(item) for item in value]
+    if isinstance(value, dict):
+        return {_marked_text(key): _marked(item) for key, item in value.items()}
+    return value
+
+
+def _marked_text(text: str) -> str:
+    if not text.startswith(MARK) and text.isascii():
+        return text
+    if not text.startswith(MARK):
+        try:
+            text.encode("utf-8")
+            return text  # no lone surrogate
+        except UnicodeEncodeError:
+            pass
+    return MARK + text.encode("utf-16-be", "surrogatepass").hex()
 
 
 @cache
@@ -258,7 +305,28 @@ def parse_hello(line: bytes) -> Hello:
     problem = None if _plain_hello(message) else schema_problem(message, "hello")
     if problem:
         raise ValueError(f"{problem} (in {_quote(line)})")
-    return Hello(message["name"], message["version"], message["algorithms"])
+    _check_claims_declared(message)
+    return Hello(
+        message["name"],
+        message["version"],
+        message["algorithms"],
+        pins=message.get("pins", {}),
+        outputs=message.get("outputs", {}),
+        lone_surrogates=message.get("lone_surrogates", "escaped"),
+    )
+
+
+def _check_claims_declared(message: dict[str, Any]) -> None:
+    """A pin or an output claim for an algorithm the hello does not declare is a slip."""
+    declared = message["algorithms"]
+    for key in ("pins", "outputs"):
+        for algorithm in message.get(key, {}):
+            if algorithm not in declared and not (key == "pins" and algorithm == "*"):
+                also = " (or pin it for every algorithm with *)" if key == "pins" else ""
+                raise ValueError(
+                    f"{key}/{algorithm[:80]}: not among the hello's algorithms: declare it "
+                    f"in 'algorithms' too{also}"
+                )
 
 
 def _check_hello_size(algorithms: Any) -> None:
@@ -283,6 +351,8 @@ def _plain_hello(message: dict[str, Any]) -> bool:
     """The hellos adapters send, each valid under the schema, recognised without loading
     jsonschema (whose import would delay the first request by a tenth of a second)."""
     name, version, algorithms = (message.get(key) for key in ("name", "version", "algorithms"))
+    if any(key in message for key in ("pins", "outputs", "lone_surrogates")):
+        return False  # the claims' shapes: the schema checks them
     return (
         type(message.get("protocol")) is int
         and message["protocol"] == PROTOCOL_VERSION

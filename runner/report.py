@@ -55,6 +55,10 @@ class Coverage:
     algorithms: list[str]  # every algorithm of the suite, selected or not
     selection: dict[str, list[str]]  # the options that chose the vectors
     known_failures: list[KnownFailure] = field(default_factory=list)
+    # the port's claims as runner/claims.py attested them: pinned, outputs, fresh
+    claims: dict[str, Any] = field(
+        default_factory=lambda: {"pinned": {}, "outputs": {}, "fresh": None}
+    )
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,17 @@ def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage
         "skipped": {reason: skipped[reason] for reason in SKIP_REASONS},
         "known_failures": sum(result.known_failure for result in results),
         "unexpected_passes": sum(result.unexpected_pass for result in results),
+        # the port's claims (runner/claims.py): what was pinned, and which output fields
+        # were judged ("all", or the fields of a partial claim: never a full pass)
+        "pinned": coverage.claims["pinned"].get(algorithm),
+        "fresh_vectors": _fresh_count(coverage, algorithm),
+        "outputs_judged": coverage.claims["outputs"].get(algorithm, "all"),
     }
+
+
+def _fresh_count(coverage: Coverage, algorithm: str) -> int:
+    fresh = coverage.claims["fresh"]
+    return int(fresh["vectors"].get(algorithm, 0)) if fresh else 0
 
 
 def known_failure_entries(coverage: Coverage, results: list[Result]) -> list[dict[str, Any]]:
@@ -163,6 +177,7 @@ def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         },
         "selection": coverage.selection,
         "known_failures": known_failure_entries(coverage, results),
+        "claims": coverage.claims,
         "algorithms": {
             name: algorithm_coverage(name, group, coverage)
             for name, group in sorted(by_algorithm.items())
@@ -242,6 +257,7 @@ def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result]) -> Non
             f"  {len(undeclared)} algorithm(s) the adapter does not declare, skipped: "
             f"{printable(listed)}\n"
         )
+    _write_claims(stream, info.coverage, selected)
     for name, entry in partial.items():
         if name in undeclared:
             continue
@@ -251,6 +267,31 @@ def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result]) -> Non
             f"  {printable(name)}: {entry['run']} of {entry['selected']} run"
             f"{not_run}{f', skipped: {skipped}' if skipped else ''}\n"
         )
+
+
+def _write_claims(stream: TextIO, coverage: Coverage, selected: dict[str, Any]) -> None:
+    """A line for each algorithm run on pinned inputs, or judged on part of its output."""
+    fresh = coverage.claims["fresh"]
+    for name, entry in selected.items():
+        pinned, judged = entry["pinned"], entry["outputs_judged"]
+        if pinned:
+            values = ", ".join(
+                f"{field} = {json.dumps(value)[:70]}" for field, value in pinned.items()
+            )
+            made = (
+                f", {entry['fresh_vectors']:,} of them fresh (seed {fresh['seed']})"
+                if fresh
+                else ""
+            )
+            stream.write(
+                f"  {printable(name)}: pinned {printable(values)}: {entry['run']:,} vector(s) "
+                f"run on it{made}\n"
+            )
+        if judged != "all":
+            stream.write(
+                f"  {printable(name)}: PARTIAL: only {', '.join(map(printable, judged))} judged "
+                "(the adapter computes no other output field)\n"
+            )
 
 
 def _only_undeclared(entry: dict[str, Any]) -> bool:
@@ -452,6 +493,8 @@ def _junit_properties(
         if key == "skipped":
             for reason, count in value.items():
                 _property(properties, f"coverage.skipped.{reason}", str(count))
+        elif key in ("pinned", "outputs_judged"):  # the claims, as JSON
+            _property(properties, f"coverage.{key}", json.dumps(value))
         elif key not in ("declared", "variants_declared"):
             _property(properties, f"coverage.{key}", str(value))
 

@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING
 
 from fairvec.errors import FairvecError, Interrupted
 from fairvec.runner import accumulated_run
+from fairvec.runner.claims import (
+    Claims,
+    FreshPlan,
+    apply,
+    attested,
+    fresh_works,
+    resolve,
+)
 from fairvec.runner.digests import digests
 from fairvec.runner.known_failures import apply_known_failures, read_known_failures
 from fairvec.runner.options import (
@@ -45,9 +53,16 @@ from fairvec.runner.process import (
     RunnerResourceError,
     become_subreaper,
 )
-from fairvec.runner.results import KnownFailure, Result
+from fairvec.runner.protocol import Hello
+from fairvec.runner.results import KnownFailure, Result, Work
 from fairvec.runner.selection import Selection, nothing_selected, select, suite_algorithms
-from fairvec.runner.session import AnySession, ParallelSession, Session, jobs_for
+from fairvec.runner.session import (
+    AnySession,
+    ParallelSession,
+    Session,
+    in_vector_order,
+    jobs_for,
+)
 from fairvec.vectorfiles import VectorFile
 
 if TYPE_CHECKING:  # the release's tools are imported only for --suite
@@ -111,6 +126,43 @@ class _Ran:
     restarts: int  # of the accumulated vectors' adapter (the session counts its own)
     started_at: str  # ISO 8601, UTC
     duration: float  # seconds
+    claimed: _Claimed
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    """The works as the adapter's claims (and --fix) leave them (runner/claims.py)."""
+
+    claims: Claims
+    works: list[Work]  # to send: the committed vectors holding the pins, then fresh ones
+    skipped: list[Result]  # the committed vectors the claims skip
+    order: list[Work]  # every vector's place in the report
+    chosen: list[accumulated_run.Accumulated]  # the accumulated vectors to run
+    accumulated_skipped: list[Result]
+    plan: FreshPlan | None
+
+
+def _claimed(
+    options: RunOptions,
+    selection: Selection,
+    chosen: list[accumulated_run.Accumulated],
+    hello: Hello,
+) -> _Claimed:
+    claims = resolve(hello, options.pins.fixes, selection.files)
+    if not claims:  # the usual run: nothing to do
+        return _Claimed(claims, selection.works, [], selection.works, chosen, [], None)
+    excluded = options.selection.excluded_tags
+    fresh, plan = fresh_works(claims, selection.files, hello, options.pins, excluded)
+    if plan is not None:
+        print(
+            f"fairvec: {len(fresh):,} fresh vector(s) on the pinned inputs, seed {plan.seed} "
+            f"(replay with --pinned-seed {plan.seed})",
+            file=sys.stderr,
+        )
+    order = selection.works + fresh
+    works, skipped = apply(order, claims)
+    kept, accumulated_skipped = accumulated_run.claimed_for_run(chosen, claims)
+    return _Claimed(claims, works, skipped, order, kept, accumulated_skipped, plan)
 
 
 def _run_and_report(
@@ -136,11 +188,13 @@ def _run_vectors(options: RunOptions) -> _Ran:
         with _progress(len(works) + len(chosen), enabled=wanted) as advance:
             session = _start_session(command, options, advance, len(works), early)
             try:
-                results = session.run(works)
+                claimed = _claimed(options, selection, chosen, session.hello)
+                results = session.run(claimed.works)
                 streamed, restarts = accumulated_run.run_for_run(
-                    command, chosen, advance, **options.limits.session_keywords()
+                    command, claimed.chosen, advance, **options.limits.session_keywords()
                 )
-                results += streamed
+                results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
+                results += claimed.accumulated_skipped
             except RunnerResourceError as error:
                 raise FairvecError(
                     f"the runner itself: {error} (raise the limit: ulimit -n)"
@@ -148,7 +202,7 @@ def _run_vectors(options: RunOptions) -> _Ran:
             finally:
                 session.close()
         duration = time.monotonic() - clock
-    return _Ran(selection, chosen, session, results, restarts, started_at, duration)
+    return _Ran(selection, chosen, session, results, restarts, started_at, duration, claimed)
 
 
 def _report(
@@ -175,7 +229,13 @@ def _report(
         started_at=ran.started_at,
         duration_seconds=ran.duration,
         restarts=session.restarts + ran.restarts,
-        coverage=coverage(options.selection, suite, session.hello, known),
+        coverage=coverage(
+            options.selection,
+            suite,
+            session.hello,
+            known,
+            attested(ran.claimed.claims, ran.claimed.plan),
+        ),
         hostname=_hostname(),
         warnings=warnings,
         success=status == EXIT_OK,

@@ -32,6 +32,7 @@ from fairvec.runner.attribution import (
     Flight,
     Loss,
 )
+from fairvec.runner.claims import judged_part
 from fairvec.runner.compare import judge, judge_outputs
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
@@ -42,6 +43,7 @@ from fairvec.runner.process import (
 )
 from fairvec.runner.protocol import (
     Hello,
+    marked_request_bytes,
     parse_hello,
     parse_response,
     plain_responses,
@@ -87,6 +89,13 @@ def _vectors_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def _judged_part(work: Work, message: dict[str, Any]) -> dict[str, Any]:
+    """The answer as judged: under a partial claim, its output cut to the fields claimed."""
+    if work.fields is None or "output" not in message:
+        return message
+    return {**message, "output": judged_part(message["output"], work.fields)}
 
 
 def in_vector_order(results: list[Result], works: Sequence[Work]) -> list[Result]:
@@ -309,7 +318,8 @@ class Session:
         if not works:
             return
         self._attribution.sent(works, self.timeout)
-        self.process.send(b"".join([request_bytes(work.vector, work.algorithm) for work in works]))
+        encode = marked_request_bytes if self.hello.lone_surrogates == "marked" else request_bytes
+        self.process.send(b"".join([encode(work.vector, work.algorithm) for work in works]))
 
     def _step(self) -> None:
         """Wait for what the adapter says (or the head's deadline) and act on all of it."""
@@ -374,6 +384,9 @@ class Session:
     def _judge_all(self, works: list[Work], messages: list[dict[str, Any]]) -> list[Result]:
         """self.judge on each; for judge itself, the outputs first in one batch."""
         results: list[Result | None] = [None] * len(works)
+        messages = [
+            _judged_part(work, message) for work, message in zip(works, messages, strict=True)
+        ]
         if self.judge is judge:
             given = [index for index, message in enumerate(messages) if "output" in message]
             passed = judge_outputs(
@@ -403,6 +416,7 @@ class Session:
 
     def judged(self, flight: Flight, message: dict[str, Any]) -> Result:
         work = flight.work
+        message = _judged_part(work, message)
         result = self.judge(work.vector, work.algorithm, work.output_schema, message)
         result.seconds = time.monotonic() - flight.head_since
         return result

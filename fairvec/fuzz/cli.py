@@ -10,7 +10,12 @@ import argparse
 from pathlib import Path
 
 from fairvec.fuzz import MAX_DETAILS
-from fairvec.runner.arguments import bounded_count, positive_int, positive_seconds
+from fairvec.runner.arguments import (
+    add_pin_options,
+    bounded_count,
+    positive_int,
+    positive_seconds,
+)
 
 MAX_SEED = 2**63 - 1
 
@@ -75,6 +80,7 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="FILE",
         help="the input space (default: the installed spec/fuzz.yaml)",
     )
+    add_pin_options(fuzz, fresh=False)
     shrink = fuzz.add_argument_group("mismatches")
     shrink.add_argument(
         "--shrink",

@@ -31,6 +31,7 @@ from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
 from fairvec.regular_files import check_not_special
 from fairvec.runner.arguments import adapter_command
+from fairvec.runner.claims import Claims, Fix, pinned_values, resolve_schemas
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
 from fairvec.specs import Spec, load_spec, spec_paths
@@ -51,14 +52,16 @@ def fuzz_command(arguments: argparse.Namespace) -> int:
     except AdapterStartError as error:
         raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
     try:
-        plans = _plans(specs, space, session)
+        claims = _claims(specs, session, arguments.fix)
+        plans = _plans(specs, space, session, claims)
         print(
             f"fairvec fuzz: seed {seed}; adapter {session.hello.name} {session.hello.version}; "
             f"{len(plans)} algorithm(s), up to {arguments.count} inputs each"
             + (f", {arguments.seconds:g} s at most" if arguments.seconds else ""),
             flush=True,
         )
-        fuzzer = Fuzzer(session, plans, seed)
+        _print_claims(claims)
+        fuzzer = Fuzzer(session, plans, seed, claims.outputs)
         outcome = fuzzer.run(arguments.count, arguments.seconds, started)
         reported = outcome.mismatches[: arguments.max_details]
         if arguments.shrink:
@@ -108,6 +111,8 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
         words += ["--shrink", "--shrink-attempts", str(arguments.shrink_attempts)]
     if arguments.max_details != MAX_DETAILS:
         words += ["--max-details", str(arguments.max_details)]
+    for fix in arguments.fix:
+        words += ["--fix", fix.source.removeprefix("--fix ")]
     command = list(arguments.command)
     if arguments.bundled:
         words += ["--bundled", arguments.bundled]
@@ -158,7 +163,22 @@ def _selected_specs(globs: list[str], space: Space) -> list[Spec]:
     return [load_spec(path, root) for path in chosen]
 
 
-def _plans(specs: list[Spec], space: Space, session: Session) -> list[AlgorithmPlan]:
+def _claims(specs: list[Spec], session: Session, fixes: list[Fix]) -> Claims:
+    """The adapter's pins and partial outputs, and --fix, over the specs fuzzed."""
+    schemas = {spec.id: (spec.inputs, spec.outputs) for spec in specs}
+    return resolve_schemas(session.hello, fixes, schemas)
+
+
+def _print_claims(claims: Claims) -> None:
+    for algorithm, pinned in sorted(claims.pins.items()):
+        print(f"fairvec fuzz: {algorithm}: every input holds {pinned_values(pinned)}")
+    for algorithm, fields in sorted(claims.outputs.items()):
+        print(f"fairvec fuzz: {algorithm}: PARTIAL: only {', '.join(fields)} judged")
+
+
+def _plans(
+    specs: list[Spec], space: Space, session: Session, claims: Claims
+) -> list[AlgorithmPlan]:
     implemented = session.hello.algorithms
     plans = []
     for spec in specs:
@@ -172,7 +192,9 @@ def _plans(specs: list[Spec], space: Space, session: Session) -> list[AlgorithmP
                 file=sys.stderr,
             )
             continue
-        plans.append(AlgorithmPlan(spec, space.for_algorithm(spec.id), variants, space.where))
+        settings = space.for_algorithm(spec.id)
+        pinned = claims.pins.get(spec.id)
+        plans.append(AlgorithmPlan(spec, settings, variants, space.where, pinned))
     if not plans:
         raise FairvecError(
             f"the adapter implements none of the {len(specs)} selected algorithm(s) "

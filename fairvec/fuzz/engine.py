@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar, cast
 from fairvec.fuzz.oracle import ReferenceBroke, ReferenceFailure, expected
 from fairvec.fuzz.plan import AlgorithmPlan, Drawn
 from fairvec.fuzz.shrink import candidates, size
+from fairvec.runner.claims import narrow
 from fairvec.runner.results import Result, Work
 from fairvec.runner.session import Session
 
@@ -128,8 +129,11 @@ class Fuzzer:
         session: Session,
         plans: list[AlgorithmPlan],
         seed: str,
+        outputs: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.session = session
+        # partial claims (runner/claims.py): algorithm -> the output fields judged
+        self.outputs = outputs or {}
         self.plans = {plan.id: plan for plan in plans}
         self.seed = seed
         self.deadline: float | None = None  # time.monotonic() when --seconds runs out
@@ -276,6 +280,7 @@ class Fuzzer:
             )
             for p in prepared
         ]
+        works = [self._claimed(work) for work in works]
         if not works:
             return [], []
         if self.cut_off or self._out_of_time():
@@ -288,6 +293,15 @@ class Fuzzer:
         ]
         left = [p for p in prepared if vector_id(p.drawn) not in by_id]
         return judged, left
+
+    def _claimed(self, work: Work) -> Work:
+        """Under a partial claim, the work judged on the fields claimed (an input whose
+        expected output has none of them is judged whole: the port then fails it, and
+        should claim the field or refuse the input)."""
+        fields = self.outputs.get(work.algorithm)
+        if fields is None:
+            return work
+        return narrow(work, fields) or work
 
     def _results_by_deadline(self, works: list[Work]) -> dict[str, Result]:
         """Session.run's results by id; with a deadline, run in a second thread and, if

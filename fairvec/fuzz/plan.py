@@ -39,8 +39,11 @@ class AlgorithmPlan:
         settings: dict[str, Any],
         variants: list[str],
         where: str = "spec/fuzz.yaml",
+        pinned: dict[str, Any] | None = None,
     ) -> None:
         self.spec = spec
+        # inputs the port hard-codes (--fix, or its hello's pins): held in every input
+        self.pinned = pinned or {}
         self.settings = settings
         self.variants = variants  # the ones both the spec and the adapter name, spec order
         self.schema = spec.inputs
@@ -97,6 +100,9 @@ class AlgorithmPlan:
         self._keep_in_bounds(inputs, how)
         if picker.chance(self.settings["input_invalid"]):
             self._break_object(inputs, picker, how)
+        if self.pinned and isinstance(inputs, dict):  # last: no mutation moves a pinned value
+            inputs.update(self.pinned)
+            how.append(f"{', '.join(self.pinned)}: pinned")
         variant = picker.item(self.variants) if self.variants else None
         return Drawn(self.id, index, inputs, variant, how)
 
