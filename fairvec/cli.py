@@ -21,7 +21,7 @@ from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
 
 if TYPE_CHECKING:
-    from fairvec.data_model import Vector
+    from fairvec.data_model import Expected, Vector
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGNAL_BASE = 128  # the shell's convention: 128 + the signal's number
@@ -102,7 +102,7 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     # each command's module is imported only when that command runs (start-up)
     from fairvec.runner.cli import add_run_command
 
-    add_run_command(commands, fresh=_fresh_vectors)
+    add_run_command(commands, fresh=_fresh_vectors, oracle=_reference_answer)
 
 
 def _fresh_vectors(
@@ -113,6 +113,14 @@ def _fresh_vectors(
     from fairvec.fuzz.fresh import fresh_vectors
 
     return fresh_vectors(algorithm, variants, pinned, count, seed)
+
+
+def _reference_answer(algorithm: str, inputs: dict[str, Any], variant: str | None) -> Expected:
+    """The reference's answer to one input, for the runner (which never imports the
+    reference): the first differing case of an accumulated vector a port computed."""
+    from fairvec.fuzz.oracle import expected
+
+    return expected(algorithm, inputs, variant)
 
 
 def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -134,6 +142,13 @@ def _add_fuzz(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     from fairvec.fuzz.cli import add_fuzz_command
 
     add_fuzz_command(commands)
+
+
+def _add_stream(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
+    from fairvec.stream_command import add_stream_command
+
+    add_stream_command(commands)
 
 
 def _add_release(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -210,6 +225,7 @@ _COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParse
     "report": _add_report,
     "accumulated": _add_accumulated,
     "fuzz": _add_fuzz,
+    "stream": _add_stream,
     "release": _add_release,
     "analyze": _add_analyze,
 }

@@ -554,7 +554,7 @@ def build_accumulated(
                 accumulated_set,
                 generators,
                 variant,
-                accumulated_digest.TIERS["default"],
+                default_count(accumulated_set),
                 output_check,
                 spec_root,
             )
@@ -566,6 +566,11 @@ def build_accumulated(
                     _full_entry(spec, place, accumulated_set, generators, variant, full, total)
                 )
     return entries
+
+
+def default_count(accumulated_set: AccumulatedSet) -> int:
+    """The default tier's cases: 10,000, or the spec's smaller ``count`` (one block)."""
+    return accumulated_set.get("count", accumulated_digest.TIERS["default"])
 
 
 def accumulated_generators(
@@ -602,7 +607,7 @@ def accumulate_stream(
     spec_root: Path,
 ) -> accumulated_digest.Accumulator:
     """Feed the reference's answers to the first ``count`` cases to an accumulator."""
-    total = accumulated_digest.Accumulator()
+    total = accumulated_digest.Accumulator(min(count, accumulated_digest.BLOCK))
     cases = accumulated_digest.cases(accumulated_set["seed"], generators)
     for index, inputs in zip(range(count), cases, strict=False):
         try:
@@ -625,6 +630,7 @@ def _accumulated_entry(
     total: accumulated_digest.Accumulator | dict[str, Any],
 ) -> AccumulatedVector:
     name = accumulated_set["name"] + (accumulated_digest.FULL_SUFFIX if tier == "full" else "")
+    count = accumulated_digest.TIERS["full"] if tier == "full" else default_count(accumulated_set)
     checkpoints = (
         total.checkpoints
         if isinstance(total, accumulated_digest.Accumulator)
@@ -638,8 +644,8 @@ def _accumulated_entry(
         "tier": tier,
         "stream": {"seed": accumulated_set["seed"], "input": generators},
         "encoding": accumulated_digest.ENCODING,
-        "count": accumulated_digest.TIERS[tier],
-        "block": accumulated_digest.BLOCK,
+        "count": count,
+        "block": min(count, accumulated_digest.BLOCK),
         "expected": {"digest": checkpoints[-1], "checkpoints": checkpoints},
         "tags": _unique(tags),
         "provenance": {"accumulated": accumulated_set["name"]},

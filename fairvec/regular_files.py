@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import BinaryIO
 
 from fairvec.errors import FairvecError
 
@@ -159,6 +160,30 @@ def temporary_beside(path: Path, data: bytes) -> str:
         Path(temporary).unlink(missing_ok=True)
         raise
     return temporary
+
+
+@contextmanager
+def written_beside(path: Path, option: str) -> Iterator[BinaryIO]:
+    """A file to write into, streamed (for output too large to hold: ``fairvec stream``),
+    renamed over ``path`` only when the block ends without an exception: a reader never
+    sees half of it, and an error or Ctrl-C leaves nothing behind. ``option`` names the
+    path in the one-line error when it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise FairvecError(f"{option} {path}: cannot write it ({error.strerror})") from None
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

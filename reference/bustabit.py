@@ -18,6 +18,15 @@ n + 1's. Each game's crash point comes from its hash alone (spec ids in brackets
    crash when the whole HMAC is divisible by the modulus; otherwise
    floor((100 * 2^52 - r) / (2^52 - r)) / 100.
 5. ``games`` [bustabit.games]: a game and the games before it, each with its v2 crash.
+6. ``walk_exactly`` [bustabit.chain_position]: bustabit's verifier's own question: is this
+   hash game number n? The chain follows from n (the first chain up to 10,000,000, the
+   current one above), and exactly n - (the terminating hash's number) steps must end on
+   that chain's terminating hash.
+7. ``vx_message`` + ``vx_sign`` + ``vx_hmac`` [bustabit.vx_signature, bustabit.vx_crash,
+   bustabit.vx_verify, bustabit.vx_game]: games 10,000,001 to 12,279,450 (the Vx era) key
+   v2's HMAC with a BLS12-381 signature (G2, 96 bytes) of SHA-256(game hash) + the Vx salt's
+   text, by the private key bustabit published; signing and verifying need the ``vx`` extra
+   (py_ecc), imported only when called.
 
 The sources are JavaScript: every multiplier is computed in IEEE-754 doubles in the
 source's order of operations (Python floats are the same doubles), never exactly.
@@ -30,6 +39,7 @@ import hmac as hmac_module
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
 
@@ -48,6 +58,32 @@ TWO_TO_BITS = 2**BITS
 MAX_STEPS = 100_000_000  # ten of bustabit's 10-million-hash chains
 MAX_GAME = 2**53 - 1  # a game number JavaScript holds exactly
 MAX_GAMES = 10_000  # games listed by one bustabit.games request
+
+# bustabit's two chains as its verifier numbers them (src/constants.ts): the chain rule, the
+# terminating hash, and the number it stands for (game origin + 1 hashes to it).
+FIRST_CHAIN_LENGTH = 10_000_000  # PREV_CHAIN_LENGTH: games 1 to 10,000,000
+CHAINS: dict[str, tuple[str, bytes, int]] = {
+    "first": (
+        "hex-text",
+        bytes.fromhex("86728f5fc3bd99db94d3cdaf105d67788194e9701bf95d049ad0e1ee3d004277"),
+        0,
+    ),
+    "current": (
+        "raw-bytes",
+        bytes.fromhex("567a98370fb7545137ddb53687723cf0b8a1f5e93b1f76f4a1da29416930fa59"),
+        FIRST_CHAIN_LENGTH,
+    ),
+}
+MAX_GAME_NUMBER = FIRST_CHAIN_LENGTH + MAX_STEPS  # the current chain's length is not published
+
+# The Vx era (src/constants.ts: VX_GAME_SALT, VX_PUB_KEY, VX_PRIV_KEY, VX_LAST_GAME).
+VX_FIRST_GAME, VX_LAST_GAME = 10_000_001, 12_279_450
+VX_SALT = "000000000000000000011f6e135efe67d7463dfe7bb955663ef88b1243b2deea"
+VX_PUBLIC_KEY = bytes.fromhex(
+    "b40c94495f6e6e73619aeb54ec2fc84c5333f7a88ace82923946fc5b6c8635b08f9130888dd96e1749a1d5aab00020e4"
+)
+VX_PRIVATE_KEY = int("1f0373e57723f4b862f2b9bd1279c9c6dcea73469fce6dcab9524b609c9c60f4", 16)
+SIGNATURE = re.compile(r"[0-9a-f]{192}")  # a compressed G2 point: 96 bytes
 
 
 # --- inputs ------------------------------------------------------------------------------
@@ -99,6 +135,26 @@ def walk_chain(game_hash: bytes, terminating_hash: bytes, max_steps: int, rule: 
             return steps
         value = sha256(value).digest()
     return None
+
+
+def walk_exactly(game_hash: bytes, steps: int, rule: str) -> bytes:
+    """The hash ``steps`` games below ``game_hash`` (each rule kept in SHA-256's form)."""
+    sha256 = hashlib.sha256
+    if rule == "hex-text":
+        text = game_hash.hex().encode("ascii")
+        for _ in range(steps):
+            text = sha256(text).hexdigest().encode("ascii")
+        return bytes.fromhex(text.decode("ascii"))
+    value = game_hash
+    for _ in range(steps):
+        value = sha256(value).digest()
+    return value
+
+
+def chain_of(game_number: int) -> str:
+    """The chain bustabit's verifier checks a game number against: the first chain up to
+    PREV_CHAIN_LENGTH (10,000,000), the current chain above it."""
+    return "first" if game_number <= FIRST_CHAIN_LENGTH else "current"
 
 
 # --- stage 3: the v2 crash point ------------------------------------------------------------
@@ -175,6 +231,51 @@ def v1_output(hmac_hex: str, reading: str) -> Output:
     return {"instant": False, "r": r, "crash": v1_multiplier(r)}
 
 
+# --- stage 7: the Vx era ----------------------------------------------------------------------
+
+
+def parse_signature(text: str) -> bytes:
+    if not SIGNATURE.fullmatch(text):
+        raise InvalidInput(
+            "bad-signature", "signature must be 192 lowercase hex digits (96 bytes, a G2 point)"
+        )
+    return bytes.fromhex(text)
+
+
+def _g2_basic() -> Any:
+    """py_ecc's basic BLS scheme (signatures in G2, DST ..._SSWU_RO_NUL_), from the vx
+    extra; imported here so that the rest of the family needs nothing but the standard
+    library (fairvec/extras.py names the algorithms that call this)."""
+    from py_ecc.bls.ciphersuites import G2Basic
+
+    return G2Basic
+
+
+def vx_message(game_hash: bytes) -> bytes:
+    """What Vx signed for a game: SHA-256 of the game hash's 32 bytes, then the Vx salt's
+    64 hex digits as text (96 bytes)."""
+    return hashlib.sha256(game_hash).digest() + VX_SALT.encode("ascii")
+
+
+def vx_sign(message: bytes) -> bytes:
+    """The BLS signature with the published private key: deterministic (the message hashed
+    to G2, times the key), so anyone re-creates every Vx signature."""
+    signature: bytes = _g2_basic().Sign(VX_PRIVATE_KEY, message)
+    return signature
+
+
+def vx_verify_signature(message: bytes, signature: bytes) -> bool:
+    """e(signature, G1) = e(H(message), public key); a value that is no point of G2's
+    subgroup (or no canonical encoding of one) is not a valid signature."""
+    valid: bool = _g2_basic().Verify(VX_PUBLIC_KEY, message, signature)
+    return valid
+
+
+def vx_hmac(signature: bytes, game_hash: bytes) -> str:
+    """v2's HMAC with the 96 signature bytes as the key, over the game hash's 32 bytes."""
+    return hmac_module.new(signature, game_hash, hashlib.sha256).hexdigest()
+
+
 # --- registered algorithms ---------------------------------------------------------------------
 
 
@@ -244,3 +345,48 @@ def games(game_hash: str, salt: str, count: int, variant: str) -> Output:
         crashes.append(v2_output(v2_hmac(value, salt), "bustabit")["crash"])
         value = previous_hash(value, variant)
     return {"hashes": hashes, "crashes": crashes}
+
+
+@algorithm("bustabit.chain_position")
+def chain_position(game_hash: str, game_number: int) -> Output:
+    """Is ``game_hash`` game number ``game_number``? Exactly game_number - origin steps down
+    its chain must end on the chain's terminating hash; any other end is not genuine."""
+    start = parse_hash("game_hash", game_hash)
+    check_range("game-number-out-of-range", "game_number", game_number, 1, MAX_GAME_NUMBER)
+    chain = chain_of(game_number)
+    rule, terminating_hash, origin = CHAINS[chain]
+    steps = game_number - origin
+    end = walk_exactly(start, steps, rule)
+    return {
+        "chain": chain,
+        "steps": steps,
+        "end_hash": end.hex(),
+        "genuine": end == terminating_hash,
+    }
+
+
+@algorithm("bustabit.vx_signature")
+def vx_signature(game_hash: str) -> Output:
+    message = vx_message(parse_hash("game_hash", game_hash))
+    return {"message": message.hex(), "signature": vx_sign(message).hex()}
+
+
+@algorithm("bustabit.vx_crash")
+def vx_crash(game_hash: str, signature: str) -> Output:
+    raw = parse_hash("game_hash", game_hash)
+    hmac_hex = vx_hmac(parse_signature(signature), raw)
+    return {"hmac": hmac_hex, **v2_output(hmac_hex, "bustabit")}
+
+
+@algorithm("bustabit.vx_verify")
+def vx_verify(game_hash: str, signature: str) -> Output:
+    message = vx_message(parse_hash("game_hash", game_hash))
+    return {"valid": vx_verify_signature(message, parse_signature(signature))}
+
+
+@algorithm("bustabit.vx_game")
+def vx_game(game_hash: str) -> Output:
+    raw = parse_hash("game_hash", game_hash)
+    signature = vx_sign(vx_message(raw))
+    hmac_hex = vx_hmac(signature, raw)
+    return {"signature": signature.hex(), "hmac": hmac_hex, **v2_output(hmac_hex, "bustabit")}

@@ -24,6 +24,7 @@ import hmac
 import math
 import re
 import struct
+from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
@@ -142,6 +143,23 @@ def seeds_to_bytes(
     _, key = hmac_key(server_seed, salt, key_reading)
     message = utf8("client_seed", hmac_message(client_seed, cursor))
     return hmac.new(key, message, hashlib.sha512).digest()
+
+
+def bytes_stream(
+    server_seed: str, salt: str, client_seed: str, key_reading: str, cursor: int = 0
+) -> Iterator[bytes]:
+    """seedsToBytes for cursor, cursor + 1, ...: the generator's whole output, 64 bytes a
+    cursor, as the document's Dieharder run fed it (``fairvec stream casino.bytes``). The
+    key is hashed once; each block is seeds_to_bytes' HMAC over the next cursor."""
+    _, key = hmac_key(server_seed, salt, key_reading)
+    keyed = hmac.new(key, digestmod=hashlib.sha512)
+    prefix = utf8("client_seed", client_seed) + b":"
+    while True:
+        check_range("cursor-out-of-range", "cursor", cursor, 0, MAX_CURSOR)
+        block = keyed.copy()
+        block.update(prefix + str(cursor).encode("ascii"))
+        yield block.digest()
+        cursor += 1
 
 
 def numbers_from_bytes(data: bytes) -> list[float]:

@@ -130,6 +130,16 @@ def round_bytes(server_seed: str, client_seed: str, nonce: int, round_: int) -> 
     return hmac.new(key, message, hashlib.sha256).digest()
 
 
+def round_stream(
+    server_seed: str, client_seed: str, nonce: int, round_: int = 0
+) -> Iterator[bytes]:
+    """round_bytes for round, round + 1, ...: the generator's whole output for one nonce,
+    32 bytes a round (``fairvec stream stake.bytes``)."""
+    while True:
+        yield round_bytes(server_seed, client_seed, nonce, round_)
+        round_ += 1
+
+
 # --- stage 2: floats ---------------------------------------------------------------------
 
 

@@ -17,6 +17,9 @@ brackets):
    ``swap(yama[i], yama[i + rnd[i] % (N - i)])``; N is 136 (four players) or 108 (three).
 6. ``roll_dice`` [tenhou.dice]: ``rnd[135] % 6`` and ``rnd[136] % 6``, 0-based.
 7. ``deal_haipai``, ``dead_wall``, ``live_wall`` [tenhou.deal]: how the engine reads the wall.
+8. ``skip_hands`` [tenhou.hand_wall]: the wall of hand k alone, as wall-only libraries give it;
+   ``draw_order``, ``tile_label`` [tenhou.wall_tiles]: that wall as tile kinds in the order
+   the tiles leave it (or in yama order), red fives marked, as log analysers give it.
 
 Beside the wall: tile names [tenhou.tile], the seat order derived from the players' names
 [tenhou.seat_order] and the pre-game commitment SHA-512(seat order + seed hex)
@@ -452,6 +455,60 @@ def tile(tile: int, players: int = 4, red: bool = True) -> Output:
         "display": HAI_DISP[kind],
         "tenhou6": tenhou6_code(kind, red_five),
     }
+
+
+# --- one hand's wall, as wall-only libraries and log analysers give it ---------------
+
+
+def skip_hands(state: MtState, hand: int) -> None:
+    """Hands 0 to hand-1 take their 288 outputs each before hand ``hand`` takes its own."""
+    for _ in range(hand * SRC_WORDS):
+        genrand_int32(state)
+
+
+def nth_wall(seed: str, hand: int, players: int) -> list[int]:
+    """yama of hand ``hand`` (0-based, the log's INIT tags in order), as tenhou.game makes it."""
+    size = check_players(players)
+    state = init_by_array(seed_words(decode_seed(seed)))
+    skip_hands(state, hand)
+    return shuffle_wall(rnd_words(hash_blocks(hand_src(state))), size)
+
+
+@algorithm("tenhou.hand_wall")
+def hand_wall(seed: str, hand: int, players: int = 4) -> Output:
+    """The k-th wall of the game's generator: ``tenhou.game``'s ``yama[hand]``, nothing else."""
+    return {"yama": nth_wall(seed, hand, players)}
+
+
+WALL_ORDERS = ("draw-order", "yama-order")
+
+
+def draw_order(yama: list[int], variant: str) -> list[int]:
+    """The tile ids in the order the view lists them.
+
+    ``draw-order``: item p is yama[N-1-p], the order the tiles leave the wall: the deal
+    (p < 13 * players, in deal order), the ordinary draws from p = 13 * players on, then the
+    dead wall yama[13] .. yama[0] (dora indicator at p = N-6, replacement draws at
+    p = N-2, N-1, N-4, N-3). ``yama-order``: yama itself, whose last item is drawn first.
+    """
+    return list(reversed(yama)) if variant == "draw-order" else list(yama)
+
+
+def tile_label(tile: int, players: int, red: bool) -> tuple[str, int]:
+    """The tile's name (a red five written 0m, 0p, 0s) and its tenhou.net/6 code."""
+    kind = tile_kind(tile, players)
+    red_five = is_red(tile, kind, red)
+    name = tile_name(kind)
+    return ("0" + name[1] if red_five else name), tenhou6_code(kind, red_five)
+
+
+@algorithm("tenhou.wall_tiles", variants=WALL_ORDERS)
+def wall_tiles(seed: str, hand: int, variant: str, players: int = 4, red: bool = True) -> Output:
+    labels = [
+        tile_label(tile, players, red)
+        for tile in draw_order(nth_wall(seed, hand, players), variant)
+    ]
+    return {"tiles": [name for name, _ in labels], "tenhou6": [code for _, code in labels]}
 
 
 # --- the seat order -------------------------------------------------------------------

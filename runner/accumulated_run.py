@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
 from fairvec.jsonio import parse_json, same_json
+from fairvec.runner import accumulated_by_port
 from fairvec.runner import claims as claims_module
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.results import Result, Work
@@ -481,10 +482,12 @@ def run_accumulated(
     timeout: float,
     window: int,
     on_result: Callable[[Result], None] = lambda _result: None,
+    port: PortOptions | None = None,
     **options: Any,
 ) -> tuple[list[Result], int]:
     """Run the accumulated vectors through one adapter process of their own (restarted
     like any session's); returns their results and the session's restarts."""
+    port = port or PortOptions()
     if not chosen:
         return [], 0
     results = []
@@ -497,10 +500,37 @@ def run_accumulated(
                 reason = f"not run: {session.infrastructure_error}"
                 result = Result(one.vector, one.algorithm, "not-run", reason)
             else:
-                result = run_one(session, one, command)
+                result = _run_or_ask(session, one, command, timeout, port)
             results.append(result)
             on_result(result)
         return results, session.restarts
+
+
+@dataclass(frozen=True)
+class PortOptions:
+    """For an adapter that computes accumulated vectors itself (accumulated_by_port.py)."""
+
+    oracle: accumulated_by_port.Oracle | None = None  # names the first differing case
+    on_checkpoint: accumulated_by_port.OnCheckpoint = lambda _id, _block, _blocks: None
+
+
+def _run_or_ask(
+    session: Session, chosen: Accumulated, command: Sequence[str], timeout: float,
+    port: PortOptions,
+) -> Result:
+    """Ask the adapter for the digest when its hello says it computes them (one request
+    instead of a case each), else stream the cases."""
+    if not session.hello.accumulate:
+        return run_one(session, chosen, command)
+    try:
+        computed = accumulated_by_port.compute(session, chosen, timeout, port.on_checkpoint)
+    except accumulated_by_port.Unsupported:  # this one, not the others: stream its cases
+        return run_one(session, chosen, command)
+
+    def per_case(block: int) -> Iterator[tuple[int, dict[str, Any], Result]]:
+        return answers(session, chosen, first_block=block, blocks=1)
+
+    return accumulated_by_port.judge(chosen, computed, per_case, port.oracle)
 
 
 # -- the hook into fairvec run (runner/cli.py) ---------------------------------------------
@@ -534,6 +564,7 @@ def run_for_run(
     max_line: int,
     max_crashes: int,
     max_timeouts: int,
+    port: PortOptions | None = None,
 ) -> tuple[list[Result], int]:
     """``fairvec run``'s accumulated vectors, under its limits; ``advance`` is called once
     per result (the progress bar)."""
@@ -543,6 +574,7 @@ def run_for_run(
         timeout=timeout,
         window=window,
         on_result=lambda _result: advance(),
+        port=port,
         max_line=max_line,
         max_crashes=max_crashes,
         max_timeouts=max_timeouts,

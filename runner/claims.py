@@ -66,6 +66,8 @@ class Claims:
 
     pins: dict[str, dict[str, Any]] = field(default_factory=dict)  # algorithm -> field -> value
     outputs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # algorithm -> fields
+    # algorithm -> field -> who pinned it: "hello" or "--fix"
+    pinned_by: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.pins or self.outputs)
@@ -103,8 +105,10 @@ def resolve_schemas(
     """resolve, given each selected algorithm's input and output schemas (fairvec fuzz
     has specs, not vector files)."""
     pins: dict[str, dict[str, Any]] = {}
+    sources: dict[str, dict[str, str]] = {}
     for fix in [*hello_fixes(hello), *fixes]:
         for algorithm, value in _pinned_by(fix, schemas, hello):
+            sources.setdefault(algorithm, {})[fix.field] = "--fix" if fix.typed else "hello"
             already = pins.setdefault(algorithm, {})
             if fix.field in already and not same_json(already[fix.field], value):
                 raise FairvecError(
@@ -117,7 +121,7 @@ def resolve_schemas(
         for algorithm, fields in hello.outputs.items()
         if algorithm in schemas
     }
-    return Claims(pins, outputs)
+    return Claims(pins, outputs, sources)
 
 
 def _pinned_by(
@@ -134,6 +138,11 @@ def _pinned_by(
             )
         return []  # a hello may pin algorithms this run did not select
     found = []
+    if exact and fix.typed and fix.scope not in hello.algorithms:
+        raise FairvecError(
+            f"{fix.source}: the adapter does not declare {fix.scope} (its hello names "
+            f"{', '.join(sorted(hello.algorithms)[:8]) or 'nothing'})"
+        )
     for algorithm, (input_schema, _) in schemas.items():
         if algorithm not in hello.algorithms or not fnmatch.fnmatchcase(algorithm, fix.scope):
             continue
@@ -216,15 +225,22 @@ def _shown(value: Any) -> str:
 # -- applied to the works -----------------------------------------------------------------
 
 
-def apply(works: Iterable[Work], claims: Claims) -> tuple[list[Work], list[Result]]:
+def apply(
+    works: Iterable[Work], claims: Claims, declared: dict[str, list[str]]
+) -> tuple[list[Work], list[Result]]:
     """The works to send (partial claims judged on their fields only) and the skips: a
     vector whose input does not hold a pinned value, or that expects none of the fields
-    claimed."""
+    claimed. A vector of a variant the hello does not declare is left for the session
+    to skip as such (that is the first reason it is not checked)."""
     if not claims:
         return list(works), []
     sent: list[Work] = []
     skipped: list[Result] = []
     for work in works:
+        variant = work.vector["variant"]
+        if variant is not None and variant not in declared.get(work.algorithm, [variant]):
+            sent.append(work)
+            continue
         pinned = claims.pins.get(work.algorithm)
         if pinned and not holds(work.vector["input"], pinned):
             skipped.append(_skip(work, "input-not-pinned", _not_pinned(pinned)))
@@ -300,14 +316,11 @@ def fresh_works(
     files: Sequence[VectorFile],
     hello: Hello,
     options: PinOptions,
-    excluded_tags: Sequence[str],
 ) -> tuple[list[Work], FreshPlan | None]:
     """Fresh vectors on the pinned values, for every pinned algorithm, in each variant the
     adapter declares (options.fresh computes them: the runner never imports the
     reference). None for the plan when nothing is pinned or none are asked for."""
     if not claims.pins or options.fresh is None or options.count == 0:
-        return [], None
-    if PINNED_TAG in excluded_tags:
         return [], None
     import secrets
 
@@ -343,6 +356,7 @@ def attested(claims: Claims, plan: FreshPlan | None) -> dict[str, Any]:
     """The claims as the report's attestation shows them."""
     return {
         "pinned": {algorithm: dict(fields) for algorithm, fields in sorted(claims.pins.items())},
+        "pinned_by": dict(sorted(claims.pinned_by.items())),
         "outputs": {
             algorithm: list(fields) for algorithm, fields in sorted(claims.outputs.items())
         },

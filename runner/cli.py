@@ -34,6 +34,7 @@ from fairvec.runner.run import run
 from fairvec.runner.session import MAX_CRASHES, MAX_TIMEOUTS
 
 if TYPE_CHECKING:
+    from fairvec.runner.accumulated_by_port import Oracle
     from fairvec.runner.claims import FreshVectors
 
 # Requests in flight: enough that the runner reads and judges answers in batches, not a
@@ -44,9 +45,11 @@ DEFAULT_WINDOW = 256
 def add_run_command(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     fresh: FreshVectors | None = None,
+    oracle: Oracle | None = None,
 ) -> None:
-    """``fresh``: what computes fresh vectors on pinned inputs (the reference, which the
-    runner never imports: fairvec/cli.py gives it)."""
+    """``fresh``: what computes fresh vectors on pinned inputs; ``oracle``: the reference's
+    answer to one input (both the reference's, which the runner never imports:
+    fairvec/cli.py gives them)."""
     parser = commands.add_parser(
         "run",
         help="check an implementation through its adapter",
@@ -145,7 +148,7 @@ def add_run_command(
         "'# reason'; one that passes is reported so the list shrinks",
     )
     add_pin_options(parser, fresh=True)
-    parser.set_defaults(fresh=fresh)
+    parser.set_defaults(fresh=fresh, oracle=oracle)
     release = parser.add_argument_group("a verified release (docs/ci.md)")
     release.add_argument(
         "--suite",
@@ -230,6 +233,7 @@ def run_options(arguments: argparse.Namespace) -> RunOptions:
             seed=arguments.pinned_seed,
             fresh=arguments.fresh,
         ),
+        oracle=arguments.oracle,
     )
 
 

@@ -144,9 +144,10 @@ class Suite:
     def matches(self, run: Run) -> bool:
         """Whether this suite holds exactly the vectors the run ran (same digest: the
         runner digests the fixed vectors, then the accumulated ones)."""
-        if any(result["id"] not in self.vectors for result in run.results):
+        from_suite = [result for result in run.results if not result.get("fresh")]
+        if any(result["id"] not in self.vectors for result in from_suite):
             return False
-        vectors = [self.vectors[result["id"]] for result in run.results]
+        vectors = [self.vectors[result["id"]] for result in from_suite]
         vectors.sort(key=lambda vector: "accumulated" in vector["tags"])
         return vectors_digest(vectors) == str(run.data["vectors_digest"])
 
@@ -309,8 +310,17 @@ def _claim_lines(attested: dict[str, Any]) -> list[str]:
     if judged != "all":
         lines.append(_text(f"PARTIAL: {', '.join(judged)} only"))
     if attested.get("pinned"):
-        lines.append(_text(f"pinned: {', '.join(attested['pinned'])}"))
+        pinned = attested["pinned"].items()
+        values = ", ".join(f"{name} = {_short(value)}" for name, value in pinned)
+        fresh = attested.get("fresh_vectors", 0)
+        lines.append(_text(f"pinned: {values}" + (f" ({fresh:,} fresh)" if fresh else "")))
     return lines
+
+
+def _short(value: Any) -> str:
+    """A pinned value in a cell: a long text by its two ends."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 16 else f"{text[:6]}...{text[-4:]}"
 
 
 def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] | None) -> str:

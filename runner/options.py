@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairvec.runner.accumulated_by_port import Oracle
 from fairvec.runner.claims import PinOptions
 from fairvec.vectorfiles import default_vectors_root
 
@@ -91,3 +92,7 @@ class RunOptions:
     release: ReleaseOptions
     reports: ReportOptions
     pins: PinOptions = field(default_factory=lambda: PinOptions())
+    # the reference's answer to one input, given by the command (fairvec/cli.py; the runner
+    # never imports the reference): names the first differing case of an accumulated
+    # vector an adapter computed itself. None: the report names the block.
+    oracle: Oracle | None = None

@@ -88,6 +88,23 @@ def run_warnings(
     return warnings
 
 
+# Tags every port must pass (docs/tags.md): excluding them is allowed, and said.
+CHECKS_EVERY_PORT_MAKES = {
+    "invalid": "the invalid inputs every port must refuse with the spec's error code",
+    "shape": "the malformed inputs (missing, mistyped, unknown fields) every port must refuse",
+}
+
+
+def selection_warnings(excluded_tags: tuple[str, ...]) -> list[str]:
+    """--exclude-tag of a tag that is not an opt-out: the run then checks less than the
+    spec asks of every port (docs/tags.md lists the opt-outs)."""
+    return [
+        f"--exclude-tag {tag} leaves out {what}: this run does not check them"
+        for tag, what in CHECKS_EVERY_PORT_MAKES.items()
+        if tag in excluded_tags
+    ]
+
+
 # -- the exit status -----------------------------------------------------------------------
 
 
@@ -142,7 +159,7 @@ def coverage(
         algorithms=sorted(suite_algorithms(selection.root)),
         selection=selection.recorded(),
         known_failures=known,
-        claims=claims or {"pinned": {}, "outputs": {}, "fresh": None},
+        claims=claims or {"pinned": {}, "pinned_by": {}, "outputs": {}, "fresh": None},
     )
 
 

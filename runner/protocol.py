@@ -56,6 +56,7 @@ class Hello:
     pins: dict[str, dict[str, Any]] = field(default_factory=dict)
     outputs: dict[str, list[str]] = field(default_factory=dict)
     lone_surrogates: str = "escaped"  # one of SURROGATE_ENCODINGS
+    accumulate: bool = False  # computes accumulated vectors itself (accumulated_by_port.py)
 
 
 @dataclass(frozen=True)
@@ -313,6 +314,7 @@ def parse_hello(line: bytes) -> Hello:
         pins=message.get("pins", {}),
         outputs=message.get("outputs", {}),
         lone_surrogates=message.get("lone_surrogates", "escaped"),
+        accumulate=message.get("accumulate", False),
     )
 
 
@@ -351,7 +353,7 @@ def _plain_hello(message: dict[str, Any]) -> bool:
     """The hellos adapters send, each valid under the schema, recognised without loading
     jsonschema (whose import would delay the first request by a tenth of a second)."""
     name, version, algorithms = (message.get(key) for key in ("name", "version", "algorithms"))
-    if any(key in message for key in ("pins", "outputs", "lone_surrogates")):
+    if any(key in message for key in ("pins", "outputs", "lone_surrogates", "accumulate")):
         return False  # the claims' shapes: the schema checks them
     return (
         type(message.get("protocol")) is int
@@ -382,6 +384,20 @@ def parse_response(line: bytes) -> Response:
     if problem:
         return Response(named, message, f"not a valid response ({problem}): {_quote(line)}")
     return Response(named, message)
+
+
+def parse_accumulate_answer(line: bytes) -> Response:
+    """A line answering an accumulate request (a progress line, or the answer), judged by
+    the ``accumulateAnswer`` definition; as parse_response otherwise."""
+    message, problem = _decode(line)
+    if problem:
+        return Response(_named(message), {}, problem)
+    if not isinstance(message, dict):
+        return Response(None, {}, f"not a JSON object: {_quote(line)}")
+    problem = schema_problem(message, "accumulateAnswer")
+    if problem:
+        return Response(_named(message), message, f"{problem}: {_quote(line)}")
+    return Response(message["id"], message)
 
 
 def _named(message: Any) -> str | None:

@@ -57,7 +57,7 @@ class Coverage:
     known_failures: list[KnownFailure] = field(default_factory=list)
     # the port's claims as runner/claims.py attested them: pinned, outputs, fresh
     claims: dict[str, Any] = field(
-        default_factory=lambda: {"pinned": {}, "outputs": {}, "fresh": None}
+        default_factory=lambda: {"pinned": {}, "pinned_by": {}, "outputs": {}, "fresh": None}
     )
 
 
@@ -347,11 +347,11 @@ def json_report(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         "success": is_success(results) if info.success is None else info.success,
         "warnings": info.warnings,
         "attestation": attestation(info, results),
-        "results": [_result_entry(result) for result in results],
+        "results": [_result_entry(result, info.coverage.declared) for result in results],
     }
 
 
-def _result_entry(result: Result) -> dict[str, Any]:
+def _result_entry(result: Result, declared: dict[str, list[str]]) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "id": result.id,
         "algorithm": result.algorithm,
@@ -364,9 +364,17 @@ def _result_entry(result: Result) -> dict[str, Any]:
     if result.known is not None:
         entry["known_failure_entry"] = result.known.entry
         entry["known_failure_reason"] = result.known.reason
+    fresh = result.vector.get("provenance", {}).get("fresh", False)
+    if fresh:  # not in the suite: runner/claims.py, fairvec/fuzz/fresh.py
+        entry["fresh"] = True
     if result.status != "pass":
         entry["message"] = result.message
+    if result.status == "skip":
+        entry["skip_reason"] = skip_reason(result, declared)
     if result.status not in ("pass", "skip"):
+        entry["tags"] = result.vector.get("tags", [])
+        if fresh:
+            entry["input"] = result.vector["input"]
         # a skipped vector's expectation is in the vectors, and nobody reads it here: with
         # it, a run of a one-algorithm adapter over the whole suite wrote 20 MB of them
         entry["expected"] = result.vector["expected"]

@@ -45,6 +45,7 @@ from fairvec.runner.outcome import (
     outcome,
     report_status,
     run_warnings,
+    selection_warnings,
     write_reports,
 )
 from fairvec.runner.process import (
@@ -55,7 +56,13 @@ from fairvec.runner.process import (
 )
 from fairvec.runner.protocol import Hello
 from fairvec.runner.results import KnownFailure, Result, Work
-from fairvec.runner.selection import Selection, nothing_selected, select, suite_algorithms
+from fairvec.runner.selection import (
+    Selection,
+    nothing_selected,
+    select,
+    suite_algorithms,
+    wanted,
+)
 from fairvec.runner.session import (
     AnySession,
     ParallelSession,
@@ -142,6 +149,15 @@ class _Claimed:
     plan: FreshPlan | None
 
 
+def _may_select_fresh(options: RunOptions) -> bool:
+    """Whether fresh vectors could be selected where no committed one is: --fix makes
+    some, and a hello's pins may, which only --tag pinned or -k pinned selects alone."""
+    chose = options.selection
+    return bool(options.pins.fixes) or any(
+        "pinned" in word for word in (*chose.tags, *chose.keywords)
+    )
+
+
 def _claimed(
     options: RunOptions,
     selection: Selection,
@@ -150,9 +166,16 @@ def _claimed(
 ) -> _Claimed:
     claims = resolve(hello, options.pins.fixes, selection.files)
     if not claims:  # the usual run: nothing to do
+        if not (selection.works or chosen):
+            raise nothing_selected(options.selection.root, options.selection.algorithms)
         return _Claimed(claims, selection.works, [], selection.works, chosen, [], None)
-    excluded = options.selection.excluded_tags
-    fresh, plan = fresh_works(claims, selection.files, hello, options.pins, excluded)
+    fresh, plan = fresh_works(claims, selection.files, hello, options.pins)
+    chose = options.selection
+    fresh = [
+        work
+        for work in fresh
+        if wanted(work.vector, chose.keywords, set(chose.tags), set(chose.excluded_tags))
+    ]
     if plan is not None:
         print(
             f"fairvec: {len(fresh):,} fresh vector(s) on the pinned inputs, seed {plan.seed} "
@@ -160,8 +183,10 @@ def _claimed(
             file=sys.stderr,
         )
     order = selection.works + fresh
-    works, skipped = apply(order, claims)
+    works, skipped = apply(order, claims, hello.algorithms)
     kept, accumulated_skipped = accumulated_run.claimed_for_run(chosen, claims)
+    if not (order or kept or accumulated_skipped):
+        raise nothing_selected(chose.root, chose.algorithms)
     return _Claimed(claims, works, skipped, order, kept, accumulated_skipped, plan)
 
 
@@ -179,20 +204,24 @@ def _run_vectors(options: RunOptions) -> _Ran:
     with _spawned_early(command, options.limits) as early:
         selection = select(options.selection, none_ok=True, freeze=True)
         chosen = _accumulated_for(options.selection, selection.files)
-        if not selection.works and not chosen:
+        # A selection of no vector is refused now, before the hello, unless fresh vectors
+        # on pinned inputs (made once the hello is read) may be what it selects.
+        if not (selection.works or chosen or _may_select_fresh(options)):
             raise nothing_selected(options.selection.root, options.selection.algorithms)
         works = selection.works
         started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
-        with _progress(len(works) + len(chosen), enabled=wanted) as advance:
+        with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):
             session = _start_session(command, options, advance, len(works), early)
             try:
                 claimed = _claimed(options, selection, chosen, session.hello)
                 results = session.run(claimed.works)
+                port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
                 streamed, restarts = accumulated_run.run_for_run(
-                    command, claimed.chosen, advance, **options.limits.session_keywords()
-                )
+                    command, claimed.chosen, advance, port=port,
+                    **options.limits.session_keywords(),
+                )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
                 results += claimed.accumulated_skipped
             except RunnerResourceError as error:
@@ -213,6 +242,7 @@ def _report(
     suite_ids = suite_algorithms(options.selection.root)
     warnings = hello_warnings(session.hello, suite_ids, ran.selection.variants)
     warnings += session.warnings + run_warnings(session, results, fail_on_skip=fail_on_skip)
+    warnings += selection_warnings(options.selection.excluded_tags)
     status = outcome(session, results, fail_on_skip=fail_on_skip)
     suite, run_digest = digests(  # after the run
         options.selection, release, options.release.archive, ran.selection, ran.chosen
@@ -327,9 +357,12 @@ def _progress_wanted(asked: bool) -> bool:
 
 
 @contextmanager
-def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
+def _progress(
+    total: int, *, enabled: bool
+) -> Iterator[tuple[Callable[[], None], Callable[[str], None]]]:
+    """A bar's (advance by one vector, show a note beside it), or two no-ops."""
     if not enabled:
-        yield lambda: None
+        yield (lambda: None), (lambda _text: None)
         return
     # tqdm: only when a bar is drawn on a terminal (most runs are CI's: no bar)
     from tqdm import tqdm
@@ -339,4 +372,13 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[], None]]:
         def advance() -> None:
             bar.update(1)
 
-        yield advance
+        yield advance, bar.set_postfix_str
+
+
+def _checkpoint_note(note: Callable[[str], None]) -> Callable[[str, int, int], None]:
+    """An adapter's checkpoints as they arrive, beside the bar (accumulated_by_port.py)."""
+
+    def noted(vector_id: str, block: int, blocks: int) -> None:
+        note(f"{vector_id}: block {block} of {blocks}, computed by the adapter")
+
+    return noted

@@ -10,11 +10,15 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fairvec.errors import FairvecError
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.results import Work
 from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files
+
+if TYPE_CHECKING:
+    from fairvec.data_model import Vector
 
 GLOB_CHARACTERS = set("*?[")
 
@@ -48,17 +52,25 @@ def select(
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
             works += [Work(vector, algorithm, schema) for vector in vector_file.vectors]
             continue
-        for vector in vector_file.vectors:
-            if keywords and not any(_keyword(vector["id"], k) for k in keywords):
-                continue
-            if tags and tags.isdisjoint(vector["tags"]):
-                continue
-            if excluded and not excluded.isdisjoint(vector["tags"]):
-                continue
-            works.append(Work(vector, algorithm, schema))
+        works += [
+            Work(vector, algorithm, schema)
+            for vector in vector_file.vectors
+            if wanted(vector, keywords, tags, excluded)
+        ]
     if not works and not none_ok:
         raise nothing_selected(options.root, options.algorithms)
     return Selection(files, works, variants)
+
+
+def wanted(
+    vector: Vector, keywords: tuple[str, ...], tags: set[str], excluded: set[str]
+) -> bool:
+    """Whether -k, --tag and --exclude-tag keep ``vector``."""
+    if keywords and not any(_keyword(vector["id"], k) for k in keywords):
+        return False
+    if tags and tags.isdisjoint(vector["tags"]):
+        return False
+    return not (excluded and not excluded.isdisjoint(vector["tags"]))
 
 
 def select_works(options: SelectionOptions) -> list[Work]:

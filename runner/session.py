@@ -515,6 +515,28 @@ class Session:
         else:
             self._count_timeout(loss.message)
 
+    # -- for a caller that drives the adapter between runs (runner/accumulated_by_port.py) --
+
+    def restart_now(self) -> bool:
+        """The adapter running, started again if need be; False when it cannot be."""
+        return self.process is not None or self._restart()
+
+    def forget_process(self, message: str, *, crash: bool) -> None:
+        """Kill the adapter, whose state is unknown after ``message``; the next run (or
+        restart_now) starts another. Counted like a session's own crash or timeout."""
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+        self._backlog = []
+        if crash:
+            self._count_loss(message)
+        else:
+            self._count_timeout(message)
+
+    def answered(self) -> None:
+        """A caller's request was answered: the crash and timeout budgets start again."""
+        self._alive()
+
     def _alive(self) -> None:
         """An answer (even a bad one) came: both budgets start again."""
         self._losses = 0

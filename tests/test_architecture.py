@@ -4,16 +4,17 @@ every module's imports, function-level ones included, never by importing anythin
 The modules are found by walking the package as it is on disk (the rooms are symbolic
 links inside it), so a module added, moved or renamed is checked without editing this
 file. The rule names packages, not files: the reference (``fairvec.reference``), the
-runner (``fairvec.runner``), and the callers that may use the reference. The one caller
-that is a plain module, the ``fairvec accumulated`` command, is found through the
-command table of ``fairvec/cli.py``, so renaming its module does not break the rule.
+runner (``fairvec.runner``), and the callers that may use the reference. The callers
+that are plain modules, the ``fairvec accumulated`` and ``fairvec stream`` commands, are
+found through the command table of ``fairvec/cli.py``, so renaming a module does not
+break the rule.
 
 - R1 the reference imports only itself and the foundation it reads specs with
   (``FOUNDATION``), and nothing it reaches imports the runner or a caller;
 - R2 the runner imports neither the reference nor anything that reaches it, nor a caller;
 - R3 only the callers import the reference: the generator, the fuzzer, the analysis,
   the bundled Python adapter (the reference behind the protocol) and the ``fairvec
-  accumulated`` command.
+  accumulated`` and ``fairvec stream`` commands.
 """
 
 from __future__ import annotations
@@ -135,19 +136,24 @@ def all_imports() -> tuple[Import, ...]:
     return tuple(found for name, path in modules().items() for found in imports_of(name, path))
 
 
-def accumulated_command() -> list[str]:
-    """The modules ``fairvec accumulated`` is built from: what the function the command
-    table of fairvec/cli.py names for "accumulated" imports."""
+# The commands whose own module computes with the reference (found from the command table,
+# so renaming a module does not break the rule): `fairvec accumulated full`, `fairvec stream`.
+REFERENCE_COMMANDS = ("accumulated", "stream")
+
+
+def accumulated_command(command: str = "accumulated") -> list[str]:
+    """The modules ``fairvec COMMAND`` is built from: what the function the command table
+    of fairvec/cli.py names for it imports."""
     tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     adder = ""
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value == "accumulated":
+                if isinstance(key, ast.Constant) and key.value == command:
                     assert isinstance(value, ast.Name), "the command table maps names to functions"
                     adder = value.id
-    assert adder in functions, "fairvec/cli.py's command table has no 'accumulated' command"
+    assert adder in functions, f"fairvec/cli.py's command table has no {command!r} command"
     found = [
         target
         for node in ast.walk(functions[adder])
@@ -159,7 +165,8 @@ def accumulated_command() -> list[str]:
 
 
 def callers() -> list[str]:
-    return [*CALLER_PACKAGES, *accumulated_command()]
+    commands = [module for name in REFERENCE_COMMANDS for module in accumulated_command(name)]
+    return [*CALLER_PACKAGES, *commands]
 
 
 def is_caller(module: str) -> bool:

@@ -285,3 +285,64 @@ def test_fresh_vectors_hold_the_pins_and_the_reference_answers() -> None:
         == [v for v in vectors if v["variant"] == "bustabit"][:5]
     )
 
+
+# -- what a port author needs to find a failure again (the porting-guide trial) ------------
+
+
+def test_fresh_vectors_obey_the_selection_and_name_the_rule(tmp_path: Path) -> None:
+    """--tag pinned runs the fresh vectors alone; a fresh failure carries the quirk tag of
+    the rule it breaks, its input in the JSON report, and the HTML page shows it with no
+    warning that the suite differs."""
+    done, report = run_port(
+        tmp_path, "--tag", "pinned", "--pinned-count", "200", "--pinned-seed", "t",
+        flags=("--pins", "--hybrid", "33"),
+    )  # fmt: skip
+    assert done.status == 1, done.stdout + done.stderr
+    results = report["results"]
+    assert results and all(result.get("fresh") for result in results)
+    failed = [result for result in results if result["status"] == "fail"]
+    assert failed and all("hybrid-instant-crash-33" in result["tags"] for result in failed)
+    assert all(result["input"]["salt"] == SALT for result in failed)
+    html = tmp_path / "report.html"
+    assert fairvec("report", "--html", html, tmp_path / "report.json").status == 0
+    page = html.read_text(encoding="utf-8")
+    assert "not exactly the ones this run used" not in page
+    assert failed[0]["input"]["game_hash"] in page
+    assert "pinned: salt = 000000...34be (200 fresh)" in page
+
+
+def test_an_undeclared_variant_is_skipped_as_such_not_as_unpinned(tmp_path: Path) -> None:
+    _, report = run_port(tmp_path, "--pinned-count", "0", "--tier", "none")
+    attested = report["attestation"]["algorithms"]["bustabit.crash_v2"]
+    bcgame = [r for r in report["results"] if r["variant"] == "bcgame"]
+    assert attested["skipped"]["variant-not-declared"] == len(bcgame) > 100
+    assert {r["skip_reason"] for r in bcgame} == {"variant-not-declared"}
+    assert report["attestation"]["claims"]["pinned_by"] == {"bustabit.crash_v2": {"salt": "hello"}}
+
+
+def test_a_fix_for_an_undeclared_algorithm_says_so() -> None:
+    done = fairvec(
+        "run", "--algorithm", "bustabit.crash_v*", "--fix", f"bustabit.crash_v1:salt={SALT}",
+        *port(),
+    )  # fmt: skip
+    assert done.status == 2
+    assert "the adapter does not declare bustabit.crash_v1" in done.stderr
+
+
+def test_excluding_a_check_every_port_makes_is_said() -> None:
+    done = fairvec("run", "--algorithm", "bustabit.crash_v2", "--exclude-tag", "invalid",
+                   "--pinned-count", "0", *port("--pins"))  # fmt: skip
+    assert "warning: --exclude-tag invalid leaves out the invalid inputs" in done.stdout
+
+
+def test_fuzz_valid_only_fuzzes_a_port_that_checks_nothing() -> None:
+    """A crash-only port judged on crash alone, with the invalid inputs left out and
+    counted: no mismatch, and the summary says the input checks were not fuzzed."""
+    done = fairvec(
+        "fuzz", *CRASH_V2, "--seed", "1", "--count", "300", "--fix", f"salt={SALT}",
+        "--valid-only", *port("--crash-only"),
+    )  # fmt: skip
+    assert done.status == 0, done.stdout + done.stderr
+    assert "invalid input(s) left out (--valid-only)" in done.stdout
+    assert "PARTIAL: only crash judged" in done.stdout
+    assert "--valid-only" in done.stdout.splitlines()[-1]  # the replay line keeps it

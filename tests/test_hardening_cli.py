@@ -345,8 +345,9 @@ def test_fuzz_without_numpy_leaves_out_or_refuses(hidden: Any) -> None:
 
 
 def test_the_algorithms_needing_an_extra_are_listed(hidden: Any, tmp_path: Path) -> None:
-    """Every algorithm's reference run with NumPy hidden: the ones that fail to import are
-    exactly those extras.py lists, so the up-front check cannot miss one."""
+    """Every algorithm's reference run with every extra's module hidden (NumPy, py_ecc):
+    the ones that fail to import are exactly those extras.py lists, so the up-front check
+    cannot miss one."""
     script = tmp_path / "probe.py"
     script.write_text(
         "import json\n"
@@ -367,8 +368,9 @@ def test_the_algorithms_needing_an_extra_are_listed(hidden: Any, tmp_path: Path)
     import subprocess
 
     environment = {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
-    (tmp_path / "hidden" / "numpy").mkdir(parents=True)
-    (tmp_path / "hidden" / "numpy" / "__init__.py").write_text("raise ImportError('hidden')\n")
+    for module in sorted({module for _, module in ALGORITHMS_NEEDING.values()}):
+        (tmp_path / "hidden" / module).mkdir(parents=True)
+        (tmp_path / "hidden" / module / "__init__.py").write_text("raise ImportError('hidden')\n")
     done = subprocess.run([sys.executable, "-P", str(script)], capture_output=True, text=True,
                           env=environment, timeout=300, cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr

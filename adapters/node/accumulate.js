@@ -161,6 +161,23 @@ function answer(entry, input, variant) {
   }
 }
 
+// The digest and the checkpoints of ``count`` cases of a stream (docs/accumulated.md):
+// ``answerOf(input)`` is a case's answer ({output} or {error: code}); ``onCheckpoint(k,
+// digest)`` is called as each block ends (the adapter reports progress with it).
+function accumulate(stream, count, block, answerOf, onCheckpoint = () => {}) {
+  const source = new Stream(stream.seed);
+  const hash = crypto.createHash('sha256');
+  const checkpoints = [];
+  for (let i = 1; i <= count; i += 1) {
+    hash.update(record(answerOf(drawInputs(source, stream.input))), 'utf8');
+    if (i % block === 0 || i === count) {
+      checkpoints.push(hash.copy().digest('hex'));
+      onCheckpoint(checkpoints.length, checkpoints[checkpoints.length - 1]);
+    }
+  }
+  return { digest: checkpoints[checkpoints.length - 1], checkpoints };
+}
+
 function main([file, id, countText]) {
   if (!file || !id) {
     process.stderr.write('usage: node accumulate.js VECTOR_FILE ACCUMULATED_ID [COUNT]\n');
@@ -174,16 +191,12 @@ function main([file, id, countText]) {
   }
   const entry = loadAlgorithms()[vectorFile.algorithm];
   const count = countText ? Number(countText) : vector.count;
-  const stream = new Stream(vector.stream.seed);
-  const hash = crypto.createHash('sha256');
-  const checkpoints = [];
-  for (let i = 1; i <= count; i += 1) {
-    const input = drawInputs(stream, vector.stream.input);
-    hash.update(record(answer(entry, input, vector.variant)), 'utf8');
-    if (i % vector.block === 0) checkpoints.push(hash.copy().digest('hex'));
-  }
-  const digest = hash.digest('hex');
+  const { digest, checkpoints } = accumulate(
+    vector.stream, count, vector.block, (input) => answer(entry, input, vector.variant),
+  );
   process.stdout.write(`${JSON.stringify({ id, count, digest, checkpoints })}\n`);
 }
 
-main(process.argv.slice(2));
+module.exports = { accumulate, drawInputs, record, Stream };
+
+if (require.main === module) main(process.argv.slice(2));

@@ -10,6 +10,9 @@ const path = require('path');
 const readline = require('readline');
 const { InvalidInput, loadAlgorithms } = require('./lib');
 const { schemaFor, checkInput, SetupError } = require('./inputs');
+const { accumulate } = require('./accumulate');
+
+const ENCODING = 'fairvec-accumulated/1';
 
 // A line the protocol does not allow (not JSON, not an object, no id, algorithm or input)
 // is answered with the protocol's bad-request error: it never ends the adapter.
@@ -31,7 +34,9 @@ function checkRequest(line) {
   if (typeof request.algorithm !== 'string') {
     return { problem: badRequest(request.id, 'the request has no algorithm (a string)') };
   }
-  if (!('input' in request)) return { problem: badRequest(request.id, 'the request has no input') };
+  if (!('input' in request) && !('accumulate' in request)) {
+    return { problem: badRequest(request.id, 'the request has no input') };
+  }
   if (request.variant != null && typeof request.variant !== 'string') {
     return { problem: badRequest(request.id, "the request's variant is neither null nor a string") };
   }
@@ -46,12 +51,36 @@ function answer(algorithms, line) {
   if (!entry || (request.variant != null && !variants.includes(request.variant))) {
     return { id: request.id, unsupported: true };
   }
+  if ('accumulate' in request) return accumulated(request, entry, variants);
   try {
     checkInput(schemaFor(request.algorithm), request.input);
     return { id: request.id, output: entry.run(request.input, request.variant || variants[0]) };
   } catch (error) {
     return { id: request.id, error: errorOf(error) };
   }
+}
+
+// An accumulated vector computed here (docs/adapter-protocol.md, "Accumulated vectors"):
+// every case drawn and answered as a request would be, a progress line per block, then
+// the digest and the checkpoints.
+function accumulated(request, entry, variants) {
+  const { stream, count, block, encoding } = request.accumulate;
+  if (encoding !== ENCODING) return { id: request.id, unsupported: true, reason: `encoding ${encoding}` };
+  const variant = request.variant || variants[0];
+  const schema = schemaFor(request.algorithm);
+  const answerOf = (input) => {
+    try {
+      checkInput(schema, input);
+      return { output: entry.run(input, variant) };
+    } catch (error) {
+      return { error: errorOf(error).code };
+    }
+  };
+  const progress = (index, digest) => {
+    process.stdout.write(`${JSON.stringify({ id: request.id, checkpoint: { block: index, digest } })}\n`);
+  };
+  const { digest, checkpoints } = accumulate(stream, count, block, answerOf, progress);
+  return { id: request.id, accumulated: { count, digest, checkpoints } };
 }
 
 // A rejected input answers its code; anything else thrown (a bug of the port on an input
@@ -85,7 +114,10 @@ function main() {
   const algorithms = loadAlgorithms();
   const supported = {};
   for (const [id, entry] of Object.entries(algorithms)) supported[id] = entry.variants || [];
-  const hello = { type: 'hello', protocol: 1, name: 'fairvec-node', version: '0.1.0', algorithms: supported };
+  const hello = {
+    type: 'hello', protocol: 1, name: 'fairvec-node', version: '0.1.0', algorithms: supported,
+    accumulate: true, // it computes accumulated vectors itself
+  };
   process.stdout.write(JSON.stringify(hello) + '\n');
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => process.stdout.write(encoded(algorithms, line) + '\n'));

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from fairvec import __version__
+from fairvec.extras import ALGORITHMS_NEEDING
 from fairvec.reference import InvalidInput, compute, registry
 
 
@@ -46,8 +47,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         output = compute(request["algorithm"], request["input"], request.get("variant"))
     except InvalidInput as error:
         return {"id": request["id"], "error": {"code": error.code, "message": error.message}}
-    except ImportError as missing:  # an optional extra (NumPy for videopoker.analysis)
-        reason = f"{missing}: pip install 'fairvec[analysis]'"
+    except ImportError as missing:  # an optional extra (NumPy, py_ecc: fairvec/extras.py)
+        extra = ALGORITHMS_NEEDING.get(request["algorithm"], ("analysis", ""))[0]
+        reason = f"{missing}: pip install 'fairvec[{extra}]'"
         return {"id": request["id"], "unsupported": True, "reason": reason}
     return {"id": request["id"], "output": output}
 

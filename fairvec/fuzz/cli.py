@@ -80,6 +80,12 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="FILE",
         help="the input space (default: the installed spec/fuzz.yaml)",
     )
+    run.add_argument(
+        "--valid-only",
+        action="store_true",
+        help="send only inputs the reference accepts: for a port that does not check its "
+        "inputs (the summary says how many were left out)",
+    )
     add_pin_options(fuzz, fresh=False)
     shrink = fuzz.add_argument_group("mismatches")
     shrink.add_argument(

@@ -61,7 +61,7 @@ def fuzz_command(arguments: argparse.Namespace) -> int:
             flush=True,
         )
         _print_claims(claims)
-        fuzzer = Fuzzer(session, plans, seed, claims.outputs)
+        fuzzer = Fuzzer(session, plans, seed, claims.outputs, valid_only=arguments.valid_only)
         outcome = fuzzer.run(arguments.count, arguments.seconds, started)
         reported = outcome.mismatches[: arguments.max_details]
         if arguments.shrink:
@@ -113,6 +113,8 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
         words += ["--max-details", str(arguments.max_details)]
     for fix in arguments.fix:
         words += ["--fix", fix.source.removeprefix("--fix ")]
+    if arguments.valid_only:
+        words.append("--valid-only")
     command = list(arguments.command)
     if arguments.bundled:
         words += ["--bundled", arguments.bundled]

@@ -111,6 +111,7 @@ class Tally:
     mismatches: int = 0
     skipped: int = 0
     unjudged: int = 0  # out of time, or no answer within --timeout
+    left_out: int = 0  # invalid inputs not sent (--valid-only)
 
 
 @dataclass
@@ -130,8 +131,13 @@ class Fuzzer:
         plans: list[AlgorithmPlan],
         seed: str,
         outputs: dict[str, tuple[str, ...]] | None = None,
+        *,
+        valid_only: bool = False,
     ) -> None:
         self.session = session
+        # --valid-only: inputs the reference rejects are not sent (a port that does not
+        # check its inputs is fuzzed on what it computes; the summary says how many)
+        self.valid_only = valid_only
         # partial claims (runner/claims.py): algorithm -> the output fields judged
         self.outputs = outputs or {}
         self.plans = {plan.id: plan for plan in plans}
@@ -172,6 +178,8 @@ class Fuzzer:
                 break
             batch = self._next_round(budgets, drawn)
             ahead = _Background(self._draw_and_prepare, batch)
+            if self.valid_only:
+                prepared = self._without_invalid(prepared, outcome)
             judged, left = self._ask(prepared)
             for one in judged:
                 self._count(one, outcome)
@@ -293,6 +301,16 @@ class Fuzzer:
         ]
         left = [p for p in prepared if vector_id(p.drawn) not in by_id]
         return judged, left
+
+    @staticmethod
+    def _without_invalid(prepared: list[Prepared], outcome: Outcome) -> list[Prepared]:
+        kept = []
+        for one in prepared:
+            if "error" in one.expected:
+                outcome.tallies[one.drawn.algorithm].left_out += 1
+            else:
+                kept.append(one)
+        return kept
 
     def _claimed(self, work: Work) -> Work:
         """Under a partial claim, the work judged on the fields claimed (an input whose

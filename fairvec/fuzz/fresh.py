@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.errors import FairvecError
 from fairvec.fuzz.oracle import expected
@@ -22,7 +22,7 @@ from fairvec.input_draws import Stream, drawer
 from fairvec.specs import Spec, load_spec
 
 if TYPE_CHECKING:
-    from fairvec.data_model import Vector
+    from fairvec.data_model import Expected, Vector
 
 PINNED_TAG = "pinned"  # as runner/claims.py names it (the runner does not import this module)
 
@@ -39,22 +39,57 @@ def fresh_vectors(
         return []
     draw = drawer(_generators(spec, pinned))
     stream = Stream(f"{seed}/{algorithm}")
+    rules = _tag_rules(spec)
     vectors: list[Vector] = []
     for index in range(count):
         inputs = draw(stream)
         for variant in variants:
             suffix = f"@{variant}" if variant is not None else ""
+            answer = expected(algorithm, inputs, variant)
             vectors.append(
                 {
                     "id": f"{algorithm}/{PINNED_TAG}-{index}{suffix}",
                     "variant": variant,
                     "input": inputs,
-                    "expected": expected(algorithm, inputs, variant),
-                    "tags": [PINNED_TAG],
-                    "provenance": {"pinned": pinned, "seed": seed, "index": index},
+                    "expected": answer,
+                    "tags": [PINNED_TAG, *_tags(rules, inputs, answer)],
+                    "provenance": {"fresh": True, "pinned": pinned, "seed": seed, "index": index},
                 }
             )
     return vectors
+
+
+# (kind, tag, condition): a spec's input_tags ("input") and its quirks' output_matches
+# ("output"), as fairvec generate applies them (docs/spec-format.md), so that a fresh
+# vector's failure names the rule (hybrid-instant-crash-33) as a committed one's does
+_Rule = tuple[str, str, Any]
+
+
+def _tag_rules(spec: Spec) -> list[_Rule]:
+    import jsonschema  # only with pinned inputs
+
+    # as plain mappings: data_model types only the keys the generator reads directly
+    entries: list[dict[str, Any]] = cast("dict[str, Any]", spec.data).get("input_tags", [])
+    rules: list[_Rule] = [
+        ("input", entry["tag"], jsonschema.Draft202012Validator(entry["when"]))
+        for entry in entries
+    ]
+    for quirk in spec.quirks:
+        matches = cast("dict[str, Any]", quirk).get("output_matches")
+        if matches is not None:
+            rules.append(("output", quirk["id"], jsonschema.Draft202012Validator(matches)))
+    return rules
+
+
+def _tags(rules: list[_Rule], inputs: dict[str, Any], answer: Expected) -> list[str]:
+    tags = []
+    for kind, tag, condition in rules:
+        if kind == "input":
+            if condition.is_valid(inputs):
+                tags.append(tag)
+        elif "output" in answer and condition.is_valid(answer["output"]):
+            tags.append(tag)
+    return tags
 
 
 def _spec(algorithm: str) -> Spec:

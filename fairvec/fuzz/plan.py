@@ -217,6 +217,8 @@ def _clamped(value: Any, schema: Any, bound: dict[str, Any]) -> Any:
     if not isinstance(schema, dict) or isinstance(value, bool):
         return value
     if isinstance(value, int | float):
+        if isinstance(value, float) and schema.get("type") == "integer":
+            return value  # a fraction (or 1.0) for an integer: wrong-type before any work
         if not schema.get("minimum", value) <= value <= schema.get("maximum", value):
             return value  # out of the schema's range: rejected before any work
         if "maximum" in bound and value > bound["maximum"]:

@@ -132,6 +132,12 @@ def write_summary(out: TextIO, outcome: Outcome) -> None:
         f"{total_tried} inputs over {len(outcome.tallies)} algorithms in {outcome.seconds:.1f} s "
         f"({rate:.0f}/s){ending}; {total_mismatches} mismatch(es){unjudged}\n"
     )
+    left_out = sum(tally.left_out for tally in outcome.tallies.values())
+    if left_out:
+        out.write(
+            f"{left_out} invalid input(s) left out (--valid-only): the port's input checks "
+            "were not fuzzed\n"
+        )
     write_unjudged(out, outcome)
 
 

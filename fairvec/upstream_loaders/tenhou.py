@@ -117,26 +117,29 @@ def player_count(root: ET.Element, where: str) -> int:
     return 3 if game_type & SANMA_FLAG else 4
 
 
+def init_tag(init: ET.Element, place: str, players: int) -> dict[str, Any]:
+    """One INIT tag as dice, dora indicator, dealer and the four hands."""
+    fields = _int_list(_attribute(init, "seed", place), place)
+    if len(fields) != 6:
+        raise UpstreamDataError(f"{place}: seed has {len(fields)} fields, expected 6")
+    haipai = [_int_list(init.get(f"hai{seat}", ""), place) for seat in range(4)]
+    sizes = [len(hand) for hand in haipai]
+    if sizes != [13] * players + [0] * (4 - players):
+        raise UpstreamDataError(f"{place}: hands of {sizes} tiles")
+    return {
+        "dealer": int(_attribute(init, "oya", place)),
+        "dice": fields[3:5],
+        "dora_indicator": fields[5],
+        "haipai": haipai,
+    }
+
+
 def init_tags(root: ET.Element, where: str, players: int) -> list[dict[str, Any]]:
     """Each INIT tag as dice, dora indicator, dealer and the four hands."""
-    hands = []
-    for number, init in enumerate(root.iter("INIT"), start=1):
-        place = f"{where}: INIT #{number}"
-        fields = _int_list(_attribute(init, "seed", place), place)
-        if len(fields) != 6:
-            raise UpstreamDataError(f"{place}: seed has {len(fields)} fields, expected 6")
-        haipai = [_int_list(init.get(f"hai{seat}", ""), place) for seat in range(4)]
-        sizes = [len(hand) for hand in haipai]
-        if sizes != [13] * players + [0] * (4 - players):
-            raise UpstreamDataError(f"{place}: hands of {sizes} tiles")
-        hands.append(
-            {
-                "dealer": int(_attribute(init, "oya", place)),
-                "dice": fields[3:5],
-                "dora_indicator": fields[5],
-                "haipai": haipai,
-            }
-        )
+    hands = [
+        init_tag(init, f"{where}: INIT #{number}", players)
+        for number, init in enumerate(root.iter("INIT"), start=1)
+    ]
     if not hands:
         raise UpstreamDataError(f"{where}: no <INIT> tags")
     return hands
@@ -343,4 +346,247 @@ def mjlog_names(data: Path) -> Iterator[UpstreamCase]:
             "input": {"names": [_attribute(un, f"n{seat}", where) for seat in range(4)]},
             "states": {},
             "provenance": {"file": where, "where": "UN tag n0-n3"},
+        }
+
+
+# --- the wall as libraries give it: one hand's wall, its tiles in draw order ----------
+#
+# tenhou.hand_wall and tenhou.wall_tiles take a game's seed and a hand index. What a log
+# shows of a hand's wall is read here into *draw-order positions* (position p is the
+# p-th tile to leave the wall, yama[N-1-p]; spec/tenhou/wall_tiles.yaml), from the log
+# alone: the deal (INIT hai0..hai3 in deal order, blocks 4, 4, 4, 1 from the dealer), the
+# ordinary draws (T/U/V/W tags), the replacement draw after a kan, the dora indicators
+# (INIT seed, DORA tags, AGARI doraHai) and the ura indicators (AGARI doraHaiUra). Two
+# tiles at one position, or one tile at two, is an error: the reading is checked against
+# every log as it is built. The validation game's whole wall (wall136) must agree with
+# every position its log shows; tests/test_tenhou_views.py checks the reference's views
+# against every position of every hand of the 33 logs.
+
+HAND_TILES = 13
+DEAL_BLOCKS = (4, 4, 4, 1)
+DEAD_WALL = 14
+RINSHAN_POSITIONS = (2, 1, 4, 3)  # N - these: yama[1], yama[0], yama[3], yama[2]
+DRAW_TAG = re.compile(r"([TUVW])([0-9]+)")
+DISCARD_TAG = re.compile(r"[DEFG][0-9]+")
+FIVES = (4, 13, 22)  # kinds of 5m, 5p, 5s
+
+
+def deal_positions(dealer: int, players: int) -> list[list[int]]:
+    """Per seat, the draw-order positions its 13 starting tiles come from, in deal order."""
+    positions: list[list[int]] = [[] for _ in range(4)]
+    position = 0
+    for block in DEAL_BLOCKS:
+        for turn in range(players):
+            seat = (dealer + turn) % players
+            positions[seat].extend(range(position, position + block))
+            position += block
+    return positions
+
+
+class HandReveal(dict[int, int]):
+    """Draw-order position → tile id, for every tile a log shows of one hand's wall."""
+
+    def __init__(self, where: str, size: int) -> None:
+        super().__init__()
+        self.where = where
+        self.size = size
+        self.counts = dict.fromkeys(("haipai", "draws", "rinshan", "dora", "ura"), 0)
+
+    def show(self, position: int, tile: int, what: str) -> None:
+        if not 0 <= position < self.size:
+            raise UpstreamDataError(f"{self.where}: {what}: position {position} is off the wall")
+        if self.get(position, tile) != tile:
+            raise UpstreamDataError(
+                f"{self.where}: {what}: position {position} holds {self[position]} and {tile}"
+            )
+        if tile in self.values() and self.get(position) != tile:
+            raise UpstreamDataError(f"{self.where}: {what}: tile {tile} at two positions")
+        if position not in self:
+            self.counts[what] += 1
+        self[position] = tile
+
+
+def _tile_list(element: ET.Element, name: str, where: str) -> list[int]:
+    return _int_list(element.get(name, ""), where)
+
+
+def hand_reveals(root: ET.Element, where: str, players: int) -> list[HandReveal]:
+    """Every hand of one log as the positions of its wall the log shows."""
+    size = 136 if players == 4 else 108
+    hands: list[HandReveal] = []
+    reveal: HandReveal | None = None
+    draws = kans = doras = 0
+    pending: int | None = None
+    for element in root:
+        tag = element.tag
+        if tag == "INIT":
+            place = f"{where}: INIT #{len(hands) + 1}"
+            init = init_tag(element, place, players)
+            reveal = HandReveal(place, size)
+            hands.append(reveal)
+            draws = kans = 0
+            doras = 1
+            pending = None
+            for seat, positions in enumerate(deal_positions(init["dealer"], players)):
+                for position, tile in zip(positions, init["haipai"][seat], strict=True):
+                    reveal.show(position, tile, "haipai")
+            reveal.show(size - 6, init["dora_indicator"], "dora")
+            continue
+        if reveal is None:
+            continue
+        draw = DRAW_TAG.fullmatch(tag)
+        if draw:
+            tile, who = int(draw.group(2)), "TUVW".index(draw.group(1))
+            if pending == who:  # the draw after a kan comes from the dead wall
+                if kans >= len(RINSHAN_POSITIONS):
+                    raise UpstreamDataError(f"{reveal.where}: a fifth kan")
+                reveal.show(size - RINSHAN_POSITIONS[kans], tile, "rinshan")
+                kans, pending = kans + 1, None
+            else:
+                reveal.show(HAND_TILES * players + draws, tile, "draws")
+                draws += 1
+        elif tag == "N":
+            pending = int(_attribute(element, "who", reveal.where))
+        elif DISCARD_TAG.fullmatch(tag):
+            pending = None
+        elif tag == "DORA":
+            reveal.show(size - 6 - 2 * doras, int(_attribute(element, "hai", reveal.where)), "dora")
+            doras += 1
+        elif tag == "AGARI":
+            for number, tile in enumerate(_tile_list(element, "doraHai", reveal.where)):
+                reveal.show(size - 6 - 2 * number, tile, "dora")
+            for number, tile in enumerate(_tile_list(element, "doraHaiUra", reveal.where)):
+                reveal.show(size - 5 - 2 * number, tile, "ura")
+    if not hands:
+        raise UpstreamDataError(f"{where}: no <INIT> tags")
+    return hands
+
+
+def _mjlog_paths(data: Path) -> list[Path]:
+    folder = data / "upstream" / "tenhou" / "mjlog"
+    paths = sorted(folder.glob("*.mjlog"))
+    if not paths:
+        raise UpstreamDataError(f"{_relative(data, folder)}: no .mjlog files")
+    return paths
+
+
+def log_reveals(data: Path) -> Iterator[tuple[str, dict[str, Any], list[HandReveal]]]:
+    """Each log (the validation game's first, then the 33 mjlog files): its name, the
+    tenhou.game input (seed, dealers, players) and what it shows of each hand's wall."""
+    for path in [_validation(data, "xml"), *_mjlog_paths(data)]:
+        game, reveals = _game_hands(data, path)
+        yield game["name"], game["input"], reveals
+
+
+def _game_hands(data: Path, path: Path) -> tuple[UpstreamCase, list[HandReveal]]:
+    game = game_case(data, path)
+    players = game["input"]["players"]
+    return game, hand_reveals(_parse_xml(data, path), game["provenance"]["file"], players)
+
+
+def _hand_input(game: UpstreamCase, hand: int) -> dict[str, Any]:
+    return {"seed": game["input"]["seed"], "hand": hand, "players": game["input"]["players"]}
+
+
+def _hand_name(game: str, hand: int) -> str:
+    return f"{game}-hand-{hand:02d}"
+
+
+def _hand_provenance(data: Path, path: Path, hand: int, reveal: HandReveal) -> dict[str, Any]:
+    shown = ", ".join(f"{count} {what}" for what, count in reveal.counts.items())
+    return {
+        "file": _relative(data, path),
+        "where": f"SHUFFLE seed; INIT tag {hand + 1} (hand {hand}); the log shows {shown}",
+    }
+
+
+def _checked_validation_wall(data: Path) -> list[int]:
+    """wall136, checked against every position of the wall the validation log shows."""
+    yama = _validation_words(data, "wall136", 136)
+    where = _relative(data, _validation(data, "xml"))
+    (reveal,) = hand_reveals(_parse_xml(data, _validation(data, "xml")), where, 4)
+    for position, tile in sorted(reveal.items()):
+        if yama[len(yama) - 1 - position] != tile:
+            raise UpstreamDataError(
+                f"{where}: draw-order position {position} shows {tile}; wall136 has "
+                f"{yama[len(yama) - 1 - position]} there"
+            )
+    return yama
+
+
+def validation_hand_wall(data: Path) -> Iterator[UpstreamCase]:
+    """The validation seed, hand 0 → wall136, after wall136 agrees with the log's wall."""
+    game = _validation_game(data)
+    yield {
+        "name": VALIDATION_GAME,
+        "input": {"seed": game["input"]["seed"], "hand": 0, "players": 4},
+        "states": {"yama": _checked_validation_wall(data)},
+        "provenance": _provenance(data, "xml", "wall136"),
+    }
+
+
+def mjlog_hand_walls(data: Path) -> Iterator[UpstreamCase]:
+    """Every hand of the 33 logs: its seed and index; its shown positions are checked here
+    for consistency and by tests/test_tenhou_views.py against the reference's wall."""
+    for path in _mjlog_paths(data):
+        game, reveals = _game_hands(data, path)
+        for hand, reveal in enumerate(reveals):
+            yield {
+                "name": _hand_name(game["name"], hand),
+                "input": _hand_input(game, hand),
+                "states": {},
+                "provenance": _hand_provenance(data, path, hand, reveal),
+            }
+
+
+def tile_label(tile: int) -> tuple[str, int]:
+    """A four-player tile id as its name (red five 0m/0p/0s) and tenhou.net/6 code: the
+    loader's own reading, checked against the validation game's JSON log before use."""
+    kind = tile // 4
+    suited = kind < 27
+    number = kind % 9 + 1 if suited else kind - 26
+    suit = "mps"[kind // 9] if suited else "z"
+    if kind in FIVES and tile % 4 == 0:
+        return f"0{suit}", 51 + kind // 9
+    return f"{number}{suit}", (kind // 9 + 1) * 10 + number if suited else 40 + number
+
+
+def _validation_labels(data: Path) -> list[tuple[str, int]]:
+    """wall136 in draw order as labels; every tile the JSON log codes must agree."""
+    for case in validation_tiles(data):
+        tile, code = case["input"]["tile"], case["states"]["tenhou6"]
+        if tile_label(tile)[1] != code:
+            raise UpstreamDataError(f"{VALIDATION_GAME}.json codes tile {tile} as {code}")
+    return [tile_label(tile) for tile in reversed(_checked_validation_wall(data))]
+
+
+def _validation_tiles_case(data: Path, labels: list[tuple[str, int]]) -> UpstreamCase:
+    return {
+        "name": VALIDATION_GAME,
+        "input": {"seed": _validation_game(data)["input"]["seed"], "hand": 0},
+        "states": {"tiles": [name for name, _ in labels], "tenhou6": [code for _, code in labels]},
+        "provenance": _provenance(data, "xml", "wall136", "json"),
+    }
+
+
+def validation_wall_tiles(data: Path) -> Iterator[UpstreamCase]:
+    """wall136 read from its last item (the first tile dealt) to its first."""
+    yield _validation_tiles_case(data, _validation_labels(data))
+
+
+def validation_wall_tiles_yama_order(data: Path) -> Iterator[UpstreamCase]:
+    """wall136 as it stands: its last item is the first tile dealt."""
+    yield _validation_tiles_case(data, _validation_labels(data)[::-1])
+
+
+def mjlog_last_hand_tiles(data: Path) -> Iterator[UpstreamCase]:
+    """The last hand of each of the 33 logs (the furthest into its generator)."""
+    for path in _mjlog_paths(data):
+        game, reveals = _game_hands(data, path)
+        hand = len(reveals) - 1
+        yield {
+            "name": _hand_name(game["name"], hand),
+            "input": _hand_input(game, hand),
+            "states": {},
+            "provenance": _hand_provenance(data, path, hand, reveals[hand]),
         }

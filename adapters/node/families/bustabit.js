@@ -171,6 +171,77 @@ function v2Hmac(gameHash, salt) {
   return hmacHex(salt, Buffer.from(gameHash, 'hex'));
 }
 
+// --- the chain check by game number (bustabit.chain_position) --------------------------------
+// The game number picks the chain as bustabit's verifier does: up to 10,000,000 the first
+// chain (hex text; game 1 hashes to its terminating hash), above it the current chain (raw
+// bytes; game 10,000,001 hashes to its terminating hash).
+
+const FIRST_CHAIN_LENGTH = 10000000;
+const CHAINS = {
+  first: { rule: 'hex-text', terminating: '86728f5fc3bd99db94d3cdaf105d67788194e9701bf95d049ad0e1ee3d004277', origin: 0 },
+  current: { rule: 'raw-bytes', terminating: '567a98370fb7545137ddb53687723cf0b8a1f5e93b1f76f4a1da29416930fa59', origin: FIRST_CHAIN_LENGTH },
+};
+
+// The hash exactly `steps` games below gameHex (no early stop).
+function walkExactly(gameHex, steps, rule) {
+  if (rule === 'hex-text') {
+    let text = gameHex;
+    for (let step = 0; step < steps; step++) text = sha256(text, 'hex');
+    return text;
+  }
+  const value = words(gameHex);
+  for (let step = 0; step < steps; step++) sha256Of32Bytes(value);
+  return Array.from(value, (word) => (word >>> 0).toString(16).padStart(8, '0')).join('');
+}
+
+// --- the Vx era (bustabit.vx_*) ---------------------------------------------------------------
+// BLS12-381 from @noble/curves 1.9.7, vendored unmodified under ../vendor (MIT; see
+// vendor/PROVENANCE.md), an implementation independent of the reference's py_ecc. Loaded on
+// first use: it costs some 75 ms, which no other algorithm should pay at start-up.
+
+const VX_SALT = '000000000000000000011f6e135efe67d7463dfe7bb955663ef88b1243b2deea';
+const VX_PUBLIC_KEY = 'b40c94495f6e6e73619aeb54ec2fc84c5333f7a88ace82923946fc5b6c8635b08f9130888dd96e1749a1d5aab00020e4';
+const VX_PRIVATE_KEY = '1f0373e57723f4b862f2b9bd1279c9c6dcea73469fce6dcab9524b609c9c60f4';
+const SIGNATURE = /^[0-9a-f]{192}$/;
+let bls = null;
+
+function bls12381() {
+  // noble's default long signatures: G2, tag BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_
+  if (bls === null) bls = require('../vendor/node_modules/@noble/curves/bls12-381.js').bls12_381;
+  return bls;
+}
+
+function signatureField(input) {
+  const value = input.signature;
+  if (!SIGNATURE.test(value)) throw new InvalidInput('bad-signature', 'signature must be 192 lowercase hex digits (96 bytes, a G2 point)');
+  return value;
+}
+
+// SHA-256 of the game hash's 32 bytes, then the Vx salt's 64 characters as text.
+function vxMessage(gameHash) {
+  return Buffer.concat([crypto.createHash('sha256').update(Buffer.from(gameHash, 'hex')).digest(), Buffer.from(VX_SALT, 'ascii')]);
+}
+
+function vxSign(message) {
+  return Buffer.from(bls12381().sign(message, VX_PRIVATE_KEY)).toString('hex');
+}
+
+// Any 96 bytes have an answer: noble throws on a value that decodes to no point of G2's
+// subgroup, and that is a signature that is not valid.
+function vxVerify(message, signatureHex) {
+  try {
+    return bls12381().verify(signatureHex, message, VX_PUBLIC_KEY) === true;
+  } catch (error) {
+    return false;
+  }
+}
+
+function vxCrash(gameHash, signatureHex) {
+  // key: the signature's 96 bytes; message: the game hash's 32 bytes
+  const hmac = hmacHex(Buffer.from(signatureHex, 'hex'), Buffer.from(gameHash, 'hex'));
+  return { hmac, ...v2Outcome(hmac, 'bustabit') };
+}
+
 module.exports = {
   'bustabit.previous_hash': {
     variants: CHAIN_RULES,
@@ -209,6 +280,42 @@ module.exports = {
       // key: the game hash's text; message: the salt's text
       const hmac = hmacHex(gameHash, hexField(input, 'salt', 'bad-salt'));
       return { hmac, ...v1Outcome(hmac, reading) };
+    },
+  },
+  'bustabit.chain_position': {
+    run: (input) => {
+      const gameHash = hexField(input, 'game_hash', 'bad-hash');
+      const number = input.game_number;
+      const chain = number <= FIRST_CHAIN_LENGTH ? 'first' : 'current';
+      const { rule, terminating, origin } = CHAINS[chain];
+      const steps = number - origin;
+      const end = walkExactly(gameHash, steps, rule);
+      return { chain, steps, end_hash: end, genuine: end === terminating };
+    },
+  },
+  'bustabit.vx_signature': {
+    run: (input) => {
+      const message = vxMessage(hexField(input, 'game_hash', 'bad-hash'));
+      return { message: message.toString('hex'), signature: vxSign(message) };
+    },
+  },
+  'bustabit.vx_crash': {
+    run: (input) => {
+      const gameHash = hexField(input, 'game_hash', 'bad-hash');
+      return vxCrash(gameHash, signatureField(input));
+    },
+  },
+  'bustabit.vx_verify': {
+    run: (input) => {
+      const message = vxMessage(hexField(input, 'game_hash', 'bad-hash'));
+      return { valid: vxVerify(message, signatureField(input)) };
+    },
+  },
+  'bustabit.vx_game': {
+    run: (input) => {
+      const gameHash = hexField(input, 'game_hash', 'bad-hash');
+      const signature = vxSign(vxMessage(gameHash));
+      return { signature, ...vxCrash(gameHash, signature) };
     },
   },
   'bustabit.games': {

@@ -279,6 +279,36 @@ function tile({ tile: id, players = 4, red = true }) {
 }
 
 // ---------------------------------------------------------------------------------------
+// One hand's wall, as wall-only libraries and log analysers give it: hand k (0-based, the
+// log's INIT tags in order) is the k-th 288 outputs of the game's one generator. Listed in
+// draw order, item p is yama[N-1-p] (the deal, then the draws, then the dead wall
+// yama[13]..yama[0]); in yama order, as the document prints it, the last item is drawn first.
+
+function nthWall(seed, hand, players) {
+  const size = wallSize(players);
+  const key = seedWords(decodeSeed(seed));
+  const mtLocal = new MT19937();
+  mtLocal.init_by_array(key, key.length);
+  for (let i = 0; i < hand * SRC_WORDS; ++i) mtLocal.genrand_int32(); // hands 0..k-1
+  const src = [];
+  for (let i = 0; i < SRC_WORDS; ++i) src[i] = mtLocal.genrand_int32();
+  return shuffleYama(hashSrc(src).rnd, size);
+}
+
+function wallTiles({ seed, hand, players = 4, red = true }, variant) {
+  const yama = nthWall(seed, hand, players);
+  const ordered = variant === 'yama-order' ? yama : yama.slice().reverse();
+  const tiles = [];
+  const tenhou6 = [];
+  for (const id of ordered) {
+    const t = tile({ tile: id, players, red });
+    tiles.push(t.red ? `0${t.name[1]}` : t.name); // a red five is 0m, 0p, 0s
+    tenhou6.push(t.tenhou6);
+  }
+  return { tiles, tenhou6 };
+}
+
+// ---------------------------------------------------------------------------------------
 // The seat order: "对玩家名进行url unquote ... 将名字进行字典序升序排序 ... “xyzw”=“1203”".
 
 function decodeName(encoded) {
@@ -373,6 +403,10 @@ module.exports = {
   },
   'tenhou.deal': { run: deal },
   'tenhou.game': { run: game },
+  'tenhou.hand_wall': {
+    run: ({ seed, hand, players = 4 }) => ({ yama: nthWall(seed, hand, players) }),
+  },
+  'tenhou.wall_tiles': { variants: ['draw-order', 'yama-order'], run: wallTiles },
   'tenhou.tile': { run: tile },
   'tenhou.seat_order': { run: seatOrder },
   'tenhou.commitment': { variants: ['bytes-hex', 'document-int-hex'], run: commitment },

@@ -1,0 +1,266 @@
+"""Accumulated vectors computed by the adapter itself (docs/adapter-protocol.md,
+"Accumulated vectors").
+
+An adapter whose hello says ``"accumulate": true`` gets one request per accumulated vector
+instead of one per case: it draws the stream's inputs, answers each case, encodes the
+records and answers the digest with its checkpoints, sending a progress line per block as
+it goes. The runner compares the checkpoints; at the first that differs it sends that
+block's cases one by one (the ordinary requests) and, given the reference's answers
+(``Oracle``, handed in by the command: the runner never imports the reference), names the
+first differing case with its input. As C2SP/CCTV's accumulated vectors, a million cases
+then cost the runner one comparison, not a million round trips.
+
+The request travels on the stream session's own adapter process, between its runs: a
+fault (an exit, a hang, a line that is not a valid answer) errors the vector and kills the
+process, which the session restarts for what comes next.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from fairvec import accumulated_digest
+from fairvec.runner.process import describe_status
+from fairvec.runner.protocol import parse_accumulate_answer, quote
+from fairvec.runner.results import Result
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from fairvec.data_model import AccumulatedVector, Expected, ShownAccumulated
+    from fairvec.runner.session import Session
+
+
+class Accumulated(Protocol):
+    """An accumulated vector as runner/accumulated_run.py holds it (which imports this
+    module: named by its shape here, not imported)."""
+
+    @property
+    def entry(self) -> AccumulatedVector: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def variant(self) -> str | None: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def block(self) -> int: ...
+    @property
+    def blocks(self) -> int: ...
+    @property
+    def vector(self) -> ShownAccumulated: ...
+
+
+# the answers to one block's cases sent one by one: block -> (index, input, result) each
+BlockAnswers = Callable[[int], "Iterator[tuple[int, dict[str, Any], Result]]"]
+
+ENCODING = "fairvec-accumulated/1"
+# The request's time: --timeout, plus a thousandth of it per case (10 s and 10 ms a case by
+# default: 10,000 cases 110 s, a million 10,010 s), the slowest port's pace with room.
+CASES_PER_TIMEOUT = 1000
+STDERR_KEPT = 40  # stderr lines kept for a fault's report
+
+# the reference's answer to one input: (algorithm, input, variant) -> {"output"} or {"error"}
+Oracle = Callable[[str, dict[str, Any], "str | None"], "Expected"]
+# told of each checkpoint as it arrives: (vector id, block, blocks)
+OnCheckpoint = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Computed:
+    digest: str
+    checkpoints: list[str]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Fault:
+    message: str
+    stderr: list[str]
+    seconds: float
+
+
+class Unsupported(Exception):
+    """The adapter answered unsupported: its cases are streamed as ordinary requests."""
+
+
+def deadline_seconds(timeout: float, count: int) -> float:
+    return timeout * (1 + count / CASES_PER_TIMEOUT)
+
+
+def request_line(chosen: Accumulated) -> bytes:
+    entry = chosen.entry
+    request = {
+        "id": chosen.id,
+        "algorithm": chosen.algorithm,
+        "variant": chosen.variant,
+        "accumulate": {
+            "stream": entry["stream"],
+            "encoding": entry["encoding"],
+            "count": entry["count"],
+            "block": entry["block"],
+        },
+    }
+    return json.dumps(request, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
+
+
+def compute(
+    session: Session, chosen: Accumulated, timeout: float, on_checkpoint: OnCheckpoint
+) -> Computed | Fault:
+    """The adapter's digest and checkpoints for ``chosen``, or how it failed; raises
+    Unsupported when it answers unsupported."""
+    if session.process is None and not session.restart_now():
+        return Fault(f"not run: {session.infrastructure_error}", [], 0.0)
+    process = session.process
+    assert process is not None
+    started = time.monotonic()
+    limit = deadline_seconds(timeout, chosen.count)
+    deadline = started + limit
+    stderr: list[str] = []
+    process.send(request_line(chosen))
+    while (remaining := deadline - time.monotonic()) > 0:
+        for event in process.poll(remaining):
+            if event.kind == "stderr":
+                stderr = [*stderr, event.line.decode("utf-8", "replace")][-STDERR_KEPT:]
+                continue
+            if event.kind != "stdout":
+                message = _ended(process, event)
+                stderr = [*stderr, *_rest_of_stderr(process)][-STDERR_KEPT:]
+                return _fault(session, message, stderr, started, crash=True)
+            verdict = _line(event.line, chosen, on_checkpoint)
+            if isinstance(verdict, str):
+                return _fault(session, verdict, stderr, started, crash=True)
+            if verdict is not None:
+                session.answered()
+                return Computed(verdict["digest"], verdict["checkpoints"], _since(started))
+    message = f"no answer within {limit:g} s (--timeout x (1 + {chosen.count:,} cases / 1,000))"
+    return _fault(session, message, stderr, started, crash=False)
+
+
+def _line(line: bytes, chosen: Accumulated, on_checkpoint: OnCheckpoint) -> Any:
+    """None for a progress line; the ``accumulated`` object of the final answer; or a
+    message (str) saying why the line is not a valid one. Raises Unsupported."""
+    response = parse_accumulate_answer(line)
+    if response.problem is not None:
+        return f"not a valid answer to an accumulate request: {response.problem}"
+    message = response.message
+    if message["id"] != chosen.id:
+        return f"a line naming {quote(message['id'])}, while {chosen.id} was being computed"
+    if "checkpoint" in message:
+        on_checkpoint(chosen.id, int(message["checkpoint"]["block"]), chosen.blocks)
+        return None
+    if message.get("unsupported"):  # no state is left behind: the process stays
+        raise Unsupported(str(message.get("reason", "")))
+    if "error" in message:
+        return f"the adapter answered error {message['error']['code']!r}"
+    if "accumulated" not in message:
+        return f"an answer with no accumulated digest: {quote(line)}"
+    return message["accumulated"]
+
+
+def _ended(process: Any, event: Any) -> str:
+    status = process.wait_exit(1.0)
+    partial = f", after writing {quote(event.line)}" if event.line else ""
+    return f"the adapter {describe_status(status)} while computing it{partial}"
+
+
+def _rest_of_stderr(process: Any) -> list[str]:
+    """What an adapter that ended wrote to stderr and is still in the pipe (its last words
+    may come after its stdout closed)."""
+    return [
+        event.line.decode("utf-8", "replace")
+        for event in process.drain_stderr()
+        if event.kind == "stderr"
+    ]
+
+
+def _fault(
+    session: Session, message: str, stderr: list[str], started: float, *, crash: bool
+) -> Fault:
+    """Kill the process (its state is unknown): the session restarts one when next used."""
+    session.forget_process(message, crash=crash)
+    return Fault(message, stderr, _since(started))
+
+
+def _since(started: float) -> float:
+    return time.monotonic() - started
+
+
+# -- judging ---------------------------------------------------------------------------------
+
+
+def judge(
+    chosen: Accumulated, computed: Computed | Fault, per_case: BlockAnswers, oracle: Oracle | None
+) -> Result:
+    if isinstance(computed, Fault):
+        return Result(
+            chosen.vector, chosen.algorithm, "error",
+            f"computed by the adapter: {computed.message}",
+            stderr=computed.stderr, seconds=computed.seconds,
+        )  # fmt: skip
+    expected = chosen.entry["expected"]["checkpoints"]
+    got = computed.checkpoints
+    if len(got) != len(expected) or computed.digest != (got[-1] if got else None):
+        message = (
+            f"computed by the adapter: {len(got)} checkpoint(s) for {chosen.count:,} cases in "
+            f"blocks of {chosen.block:,}, {len(expected)} expected, the last equal to the "
+            "digest (docs/accumulated.md)"
+        )
+        return Result(chosen.vector, chosen.algorithm, "error", message, seconds=computed.seconds)
+    block = next((k for k, pair in enumerate(zip(expected, got, strict=True), 1)
+                  if pair[0] != pair[1]), None)  # fmt: skip
+    if block is None:
+        return Result(
+            chosen.vector, chosen.algorithm, "pass",
+            got={"digest": computed.digest, "computed_by": "adapter"}, seconds=computed.seconds,
+        )  # fmt: skip
+    message = _first_difference(chosen, block, per_case, oracle)
+    return Result(
+        chosen.vector, chosen.algorithm, "fail", message,
+        got={"block": block, "checkpoint": got[block - 1], "computed_by": "adapter"},
+        seconds=computed.seconds,
+    )  # fmt: skip
+
+
+def _first_difference(
+    chosen: Accumulated, block: int, per_case: BlockAnswers, oracle: Oracle | None
+) -> str:
+    """What the per-case requests of ``block`` show: the first case whose answer differs
+    from the reference's, with its input."""
+    head = (
+        f"the adapter's digest differs from block {block} of {chosen.blocks} on (cases "
+        f"{(block - 1) * chosen.block:,} to {min(block * chosen.block, chosen.count) - 1:,})"
+    )
+    if oracle is None:
+        return f"{head}; find the case with: fairvec accumulated locate --block {block} {chosen.id}"
+    for index, inputs, result in per_case(block):
+        if result.status != "pass":
+            return f"{head}; sent alone, case {index} (input {_shown(inputs)}): {result.message}"
+        wanted = oracle(chosen.algorithm, inputs, chosen.variant)
+        if _record(wanted) != _record(result.got):
+            return (
+                f"{head}; the first differing case is {index}: input {_shown(inputs)}, "
+                f"expected {_shown(wanted)}, got {_shown(result.got)}"
+            )
+    return (
+        f"{head}; yet sent one by one, that block's answers all agree with the reference: "
+        "the adapter's own stream or record encoding differs (docs/accumulated.md)"
+    )
+
+
+def _record(answer: Any) -> bytes | None:
+    try:
+        return accumulated_digest.record(answer)
+    except (ValueError, TypeError):
+        return None
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 300 else text[:300] + "..."

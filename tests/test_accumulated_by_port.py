@@ -1,0 +1,114 @@
+"""Accumulated vectors computed by the adapter itself (issue 20, item 1): one request per
+vector, its checkpoints judged, the first differing case named from the failing block's
+cases sent one by one; every misbehaviour charged to the vector (the adapter is
+tests/adapters/accumulating.py, the reference behind the protocol)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import check_reports, fairvec
+
+ADAPTER = Path(__file__).resolve().parent / "adapters" / "accumulating.py"
+DICE = "stake.dice/accumulated@truncate"
+
+
+def run(tmp_path: Path, *modes: str, timeout: str = "10") -> tuple[Any, dict[str, Any]]:
+    json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = fairvec(
+        "run", "--algorithm", "stake.dice", "--tag", "accumulated", "--timeout", timeout,
+        "--json", json_path, "--junit", junit_path, "--", sys.executable, str(ADAPTER), *modes,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    report = check_reports(json_path, junit_path)
+    return done, next(r for r in report["results"] if r["id"] == DICE)
+
+
+def test_an_adapter_that_computes_the_digest_passes(tmp_path: Path) -> None:
+    done, result = run(tmp_path)
+    assert done.status == 0, done.stdout + done.stderr
+    assert result["status"] == "pass"
+
+
+def test_one_wrong_case_is_named_with_its_input(tmp_path: Path) -> None:
+    done, result = run(tmp_path, "wrong-case:7777")
+    assert done.status == 1
+    assert result["status"] == "fail"
+    assert "the first differing case is 7777: input {" in result["message"]
+    assert '"roll": -1' in result["message"] and result["got"]["computed_by"] == "adapter"
+
+
+def test_a_wrong_stream_with_right_answers_is_told_apart(tmp_path: Path) -> None:
+    _, result = run(tmp_path, "wrong-stream")
+    assert result["status"] == "fail"
+    assert "answers all agree with the reference" in result["message"]
+    assert "stream or record encoding" in result["message"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "said"),
+    [
+        ("wrong-digest", "fail", "digest differs from block 1 of 1"),
+        ("no-checkpoints", "error", "'checkpoints' is a required property"),
+        ("crash", "error", "the adapter exited (status 3) while computing it"),
+        ("hang", "error", "no answer within 11 s"),
+    ],
+)
+def test_a_misbehaving_adapter_is_charged_to_the_vector(
+    tmp_path: Path, mode: str, status: str, said: str
+) -> None:
+    done, result = run(tmp_path, mode, timeout="1")
+    assert result["status"] == status, result
+    assert said in result["message"], result["message"]
+    assert done.status in (1, 2)
+    if mode == "crash":
+        assert "computing..." in "\n".join(result["stderr"])  # its stderr, for the author
+
+
+def test_after_a_fault_the_next_vector_still_runs(tmp_path: Path) -> None:
+    """The adapter is restarted: the round variant's stream, after the crashing one, is
+    streamed again by a fresh process (which crashes too: each is charged alone)."""
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--algorithm", "stake.dice", "--tag", "accumulated", "--json", json_path,
+        "--", sys.executable, str(ADAPTER), "crash",
+    )  # fmt: skip
+    results = json.loads(json_path.read_text())["results"]
+    assert [r["status"] for r in results] == ["error"] * len(results)
+    assert done.status == 1 or done.status == 2
+
+
+def test_unsupported_falls_back_to_the_cases_and_progress_is_optional(tmp_path: Path) -> None:
+    for mode in ("unsupported", "quiet"):
+        done, result = run(tmp_path, mode)
+        assert result["status"] == "pass", (mode, result)
+        assert done.status == 0
+
+
+def test_the_ready_check_in_the_protocol_document_is_the_references() -> None:
+    """The digests docs/adapter-protocol.md prints for a port author's first check."""
+    import re
+
+    from support import REPO
+
+    from fairvec import accumulated_digest
+    from fairvec.reference import InvalidInput, compute
+
+    text = (REPO / "docs" / "adapter-protocol.md").read_text(encoding="utf-8")
+    section = text[text.index("**Ready check.**") :][:600]
+    printed = re.findall(r"`([0-9a-f]{64})`", section)
+    vectors = json.loads((REPO / "vectors" / "stake" / "dice.json").read_text(encoding="utf-8"))
+    stream = next(a for a in vectors["accumulated"] if a["tier"] == "default")["stream"]
+    total = accumulated_digest.Accumulator(10)
+    inputs = accumulated_digest.cases(stream["seed"], stream["input"])
+    for _ in range(25):
+        case = next(inputs)
+        try:
+            total.add({"output": compute("stake.dice", case, "truncate")})
+        except InvalidInput as error:
+            total.add({"error": error.code})
+    assert printed == [*total.checkpoints, total.digest]

@@ -1,0 +1,362 @@
+"""bustabit's chain check by game number (bustabit.chain_position) and its Vx era
+(bustabit.vx_signature, vx_crash, vx_verify, vx_game): the real games of the research files,
+the off-by-one numbers, the signature checks, the vx extra's refusal, and the Python
+reference against the Node adapter's independent BLS12-381 (@noble/curves) on every vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import FAIRVEC_COMMAND, REPO, fairvec
+
+from fairvec.extras import ALGORITHMS_NEEDING, EXTRAS
+from fairvec.reference import InvalidInput, bustabit, compute
+
+RESEARCH = REPO.parent / "shared" / "research" / "bustabit-vx.md"
+VENDOR = REPO / "adapters" / "node" / "vendor"
+GAME_12424169 = "4488d92d89d0ed7fbb2ea23b219d569f63207e32fc44b957858838835c1719f1"
+# The Vx games the specs carry, by number (their hashes are pinned by chain_position vectors)
+VX_GAMES = {12_279_450: "last-vx-game", 11_000_000: "vx-game-11000000", 10_000_001: "first-vx-game"}
+NODE = shutil.which("node")
+
+
+def vectors(name: str) -> list[dict[str, Any]]:
+    path = REPO / "vectors" / "bustabit" / f"{name}.json"
+    found: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["vectors"]
+    return found
+
+
+def by_id(name: str) -> dict[str, dict[str, Any]]:
+    return {v["id"].split("/", 1)[1]: v for v in vectors(name)}
+
+
+def output(vector: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = vector["expected"]["output"]
+    return found
+
+
+def walk_down(game_hash: str, games: int) -> str:
+    value = bytes.fromhex(game_hash)
+    for _ in range(games):
+        value = hashlib.sha256(value).digest()
+    return value.hex()
+
+
+# --- the real games -------------------------------------------------------------------------
+
+
+def test_the_vx_hashes_are_game_12424169_walked_down() -> None:
+    """The hashes the vx specs type are the real chain's: walked down from game 12,424,169
+    (the suite's real game) here, and each pinned to its number by chain_position."""
+    positions = by_id("chain_position")
+    for number, case in VX_GAMES.items():
+        game_hash = walk_down(GAME_12424169, 12_424_169 - number)
+        assert positions[case]["input"] == {"game_hash": game_hash, "game_number": number}
+        assert output(positions[case])["genuine"] is True
+        for name in ("vx_signature", "vx_game"):
+            assert by_id(name)[case]["input"] == {"game_hash": game_hash}
+
+
+def test_the_research_files_check_values_are_the_vectors() -> None:
+    if not RESEARCH.is_file():
+        pytest.skip(f"the research file is not at {RESEARCH}")
+    text = RESEARCH.read_text(encoding="utf-8")
+    games = by_id("vx_game")
+    stated = {  # number: (hash, signature prefix or None, bust), as the research file words them
+        12_279_450: ("d80862011cc416cf", "873eaa3b92d1c5ac", 3.51),
+        11_000_000: ("87bcd406d9c7f1f3", None, 1),
+        10_000_001: ("0983b27539508f34", "afb932681d2b21a1", 2.4),
+    }
+    for number, (prefix, signature, bust) in stated.items():
+        assert f"game {number:,}" in text and prefix in text and f"bust **{bust}**" in text
+        found = games[VX_GAMES[number]]
+        assert found["input"]["game_hash"].startswith(prefix)
+        assert output(found)["crash"] == bust and found["document_states"] == {"crash": bust}
+        if signature is not None:
+            assert signature in text and output(found)["signature"].startswith(signature)
+    for constant in (
+        bustabit.VX_SALT,
+        bustabit.VX_PUBLIC_KEY.hex(),
+        f"{bustabit.VX_PRIVATE_KEY:064x}",
+    ):
+        assert constant in text
+
+
+def test_the_given_signatures_are_vx_signatures() -> None:
+    """vx_crash's and vx_verify's cases type each real game's signature as an input: it is
+    the one bustabit.vx_signature (and vx_game) computes for that game."""
+    signed = by_id("vx_signature")
+    for name in ("vx_crash", "vx_verify"):
+        cases = by_id(name)
+        for case in VX_GAMES.values():
+            assert cases[case]["input"]["signature"] == output(signed[case])["signature"]
+            assert cases[case]["input"]["game_hash"] == signed[case]["input"]["game_hash"]
+    games, crashes = by_id("vx_game"), by_id("vx_crash")
+    for case in VX_GAMES.values():
+        assert output(games[case]) == {
+            "signature": output(signed[case])["signature"],
+            **output(crashes[case]),
+        }
+
+
+# --- chain_position -----------------------------------------------------------------------------
+
+
+def test_the_game_number_picks_the_chain_at_ten_million() -> None:
+    assert bustabit.chain_of(10_000_000) == "first" and bustabit.chain_of(10_000_001) == "current"
+    assert bustabit.chain_of(1) == "first"
+
+
+def test_off_by_one_numbers_are_not_genuine() -> None:
+    cases = by_id("chain_position")
+    for game, claims in {
+        "12424169": ("12424168", "12424170"),
+        "1394728": ("1394727", "1394729"),
+    }.items():
+        assert output(cases[f"real-game-{game}"])["genuine"] is True
+        for claimed in claims:
+            found = output(cases[f"real-game-{game}-claimed-{claimed}"])
+            assert found["genuine"] is False
+            assert found["steps"] == output(cases[f"real-game-{game}"])["steps"] + int(
+                claimed
+            ) - int(game)
+    # one step short of game 12,424,169's walk ends on game 10,000,001's hash
+    assert (
+        output(cases["real-game-12424169-claimed-12424168"])["end_hash"]
+        == (cases["first-vx-game"]["input"]["game_hash"])
+    )
+
+
+def test_the_cheap_off_by_one_cases_are_recomputed() -> None:
+    first = "0983b27539508f34d90bf11d084e118d65bbc32798e059e53d2a95464b8bb7d6"
+    genuine = compute("bustabit.chain_position", {"game_hash": first, "game_number": 10_000_001})
+    assert genuine == {
+        "chain": "current",
+        "steps": 1,
+        "end_hash": "567a98370fb7545137ddb53687723cf0b8a1f5e93b1f76f4a1da29416930fa59",
+        "genuine": True,
+    }
+    later = compute("bustabit.chain_position", {"game_hash": first, "game_number": 10_000_002})
+    assert later["genuine"] is False and later["end_hash"] == walk_down(first, 2)
+
+
+def test_game_numbers_out_of_range_are_one_line_errors() -> None:
+    for number in (0, 110_000_001):
+        with pytest.raises(InvalidInput) as refused:
+            compute("bustabit.chain_position", {"game_hash": GAME_12424169, "game_number": number})
+        assert refused.value.code == "game-number-out-of-range"
+        assert "game_number" in refused.value.message and "\n" not in refused.value.message
+
+
+def _early_stop(game_hash: str, game_number: int) -> dict[str, Any]:
+    """A wrong port: stops as soon as it meets the terminating hash."""
+    chain = bustabit.chain_of(game_number)
+    rule, terminating, origin = bustabit.CHAINS[chain]
+    value = bytes.fromhex(game_hash)
+    for steps in range(game_number - origin + 1):
+        if value == terminating:
+            return {"genuine": True, "steps": steps}
+        value = bustabit.previous_hash(value, rule)
+    return {"genuine": False}
+
+
+def _origin_one_off(game_hash: str, game_number: int) -> dict[str, Any]:
+    """A wrong port: counts the current chain's terminating hash as game 10,000,001."""
+    chain = bustabit.chain_of(game_number)
+    rule, terminating, origin = bustabit.CHAINS[chain]
+    origin += 1 if chain == "current" else 0
+    end = bustabit.walk_exactly(bytes.fromhex(game_hash), game_number - origin, rule)
+    return {"genuine": end == terminating}
+
+
+@pytest.mark.parametrize("port", [_early_stop, _origin_one_off])
+def test_a_wrong_chain_position_port_is_caught(
+    port: Callable[[str, int], dict[str, Any]],
+) -> None:
+    quick = [
+        v
+        for v in vectors("chain_position")
+        if "output" in v["expected"] and "slow" not in v["tags"]
+    ]
+    caught = [v["id"] for v in quick if port(**v["input"])["genuine"] != output(v)["genuine"]]
+    assert caught, f"no quick vector catches {port.__name__}"
+
+
+# --- the Vx era ---------------------------------------------------------------------------------
+
+
+def test_the_hmac_is_keyed_by_the_signature_bytes_not_its_text() -> None:
+    case = by_id("vx_crash")["last-vx-game"]["input"]
+    signature, game = bytes.fromhex(case["signature"]), bytes.fromhex(case["game_hash"])
+    keyed = hmac.new(signature, game, hashlib.sha256).hexdigest()
+    assert output(by_id("vx_crash")["last-vx-game"])["hmac"] == keyed
+    text_keyed = hmac.new(case["signature"].encode(), game, hashlib.sha256).hexdigest()
+    assert bustabit.v2_output(text_keyed, "bustabit")["crash"] != 3.51
+
+
+def test_the_message_is_the_hash_of_the_game_hash_then_the_salt_text() -> None:
+    case = by_id("vx_signature")["first-vx-game"]
+    message = bytes.fromhex(output(case)["message"])
+    # game 10,000,001's SHA-256 is the current chain's terminating hash
+    assert message[:32].hex() == bustabit.CHAINS["current"][1].hex()
+    assert message[32:] == bustabit.VX_SALT.encode("ascii") and len(message) == 96
+
+
+def test_the_private_key_gives_the_published_public_key() -> None:
+    pytest.importorskip("py_ecc", reason="the fairvec[vx] extra")
+    from py_ecc.bls.ciphersuites import G2Basic
+
+    assert G2Basic.SkToPk(bustabit.VX_PRIVATE_KEY) == bustabit.VX_PUBLIC_KEY
+
+
+def test_verification_rejects_a_wrong_signature() -> None:
+    pytest.importorskip("py_ecc", reason="the fairvec[vx] extra")
+    cases = by_id("vx_verify")
+    right = cases["last-vx-game"]["input"]
+    assert compute("bustabit.vx_verify", right) == {"valid": True}
+    other = cases["signature-of-another-game"]["input"]  # a valid point, another game's
+    assert other["game_hash"] == right["game_hash"] and other["signature"] != right["signature"]
+    assert compute("bustabit.vx_verify", other) == {"valid": False}
+    for bad in ("sign-flag-flipped", "last-digit-changed", "point-at-infinity", "all-zero"):
+        assert output(cases[bad]) == {"valid": False}, bad
+    flipped = dict(right, signature="a7" + right["signature"][2:])  # the negated point
+    assert compute("bustabit.vx_verify", flipped) == {"valid": False}
+
+
+def test_a_bad_signature_text_is_a_one_line_error() -> None:
+    game = by_id("vx_crash")["last-vx-game"]["input"]
+    with pytest.raises(InvalidInput) as refused:
+        compute("bustabit.vx_crash", dict(game, signature=game["signature"][:96]))
+    assert refused.value.code == "bad-signature"
+    assert "signature" in refused.value.message and "192" in refused.value.message
+
+
+def test_the_vx_algorithms_needing_py_ecc_are_listed() -> None:
+    assert EXTRAS["vx"] == ("py_ecc",)
+    needing = {name for name, (extra, _) in ALGORITHMS_NEEDING.items() if extra == "vx"}
+    assert needing == {"bustabit.vx_signature", "bustabit.vx_verify", "bustabit.vx_game"}
+    # vx_crash is HMAC only: usable without the extra
+    assert "bustabit.vx_crash" not in ALGORITHMS_NEEDING
+
+
+@pytest.fixture
+def without_py_ecc(tmp_path: Path) -> dict[str, str]:
+    hidden = tmp_path / "hidden" / "py_ecc"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('py_ecc is hidden')\n")
+    return {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
+
+
+def test_without_the_extra_generate_names_it_before_any_work(
+    without_py_ecc: dict[str, str], tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [*FAIRVEC_COMMAND, "generate", "--check", "--root", str(REPO), "--algorithm",
+         "bustabit.vx_*"],
+        capture_output=True, text=True, env=without_py_ecc, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "pip install 'fairvec[vx]'" in done.stderr
+    assert done.stdout == ""
+    crash_only = subprocess.run(
+        [*FAIRVEC_COMMAND, "generate", "--check", "--root", str(REPO), "--algorithm",
+         "bustabit.vx_crash"],
+        capture_output=True, text=True, env=without_py_ecc, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert crash_only.returncode == 0, crash_only.stderr
+
+
+def test_without_the_extra_the_python_adapter_names_it(
+    without_py_ecc: dict[str, str], tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [*FAIRVEC_COMMAND, "run", "--bundled", "python", "--algorithm", "bustabit.vx_signature",
+         "-k", "last-vx-game", "--json", str(report)],
+        capture_output=True, text=True, env=without_py_ecc, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    text = report.read_text(encoding="utf-8")
+    assert "fairvec[vx]" in text and "fairvec[analysis]" not in text
+
+
+# --- the Node adapter: an independent BLS12-381 ---------------------------------------------
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (no 'node')")
+def test_node_agrees_with_the_reference_on_every_vx_and_position_vector() -> None:
+    done = fairvec(
+        "run", "--bundled", "node", "--algorithm", "bustabit.vx*",
+        "--algorithm", "bustabit.chain_position", "--exclude-tag", "slow", timeout=300,
+    )  # fmt: skip
+    assert done.status == 0, done.stdout[-3000:] + done.stderr
+    counts = re.search(r"(\d+) passed, 0 failed, 0 errors, 0 skipped", done.stdout)
+    total = (
+        sum(len(vectors(name)) for name in ("vx_signature", "vx_crash", "vx_verify", "vx_game"))
+        + 1
+        + sum("slow" not in v["tags"] for v in vectors("chain_position"))
+    )
+    assert counts and int(counts.group(1)) == total, done.stdout[-2000:]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed (no 'node')")
+def test_node_loads_bls_only_when_asked() -> None:
+    assert NODE is not None
+    script = (
+        "const a = require('./adapters/node/lib.js').loadAlgorithms();"
+        "const noble = () => Object.keys(require.cache).some((k) => k.includes('@noble'));"
+        "const before = noble();"
+        "a['bustabit.vx_verify'].run({game_hash: '00'.repeat(32), signature: '00'.repeat(96)});"
+        "console.log(JSON.stringify([before, noble()]));"
+    )
+    done = subprocess.run([NODE, "-e", script], capture_output=True, text=True, cwd=REPO,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [False, True]
+
+
+def test_the_vendored_files_are_the_ones_recorded() -> None:
+    text = (VENDOR / "PROVENANCE.md").read_text(encoding="utf-8")
+    recorded = dict(
+        (path, digest)
+        for digest, path in re.findall(r"^([0-9a-f]{64})  (node_modules/\S+)$", text, re.M)
+    )
+    present = {
+        path.relative_to(VENDOR).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in (VENDOR / "node_modules").rglob("*")
+        if path.is_file()
+    }
+    assert present == recorded
+    assert "MIT License" in (VENDOR / "node_modules/@noble/curves/LICENSE").read_text()
+
+
+# --- fuzzing stays cheap ------------------------------------------------------------------------
+
+
+def test_fuzzed_game_numbers_keep_to_the_cost_bound() -> None:
+    from fairvec.fuzz.plan import AlgorithmPlan
+    from fairvec.fuzz.space import load_space
+    from fairvec.specs import load_spec
+
+    spec_root = REPO / "spec"
+    spec = load_spec(spec_root / "bustabit" / "chain_position.yaml", spec_root)
+    plan = AlgorithmPlan(spec, load_space().for_algorithm(spec.id), spec.variants)
+    drawn = [plan.draw("7", index) for index in range(400)]
+    numbers = [d.input.get("game_number") for d in drawn]
+    valid = [n for n in numbers if type(n) is int and 1 <= n <= 110_000_000]
+    assert valid and all(10_000_001 <= n <= 10_004_096 for n in valid)
+    assert any(any("game_number: clamped" in how for how in d.how) for d in drawn)
+    # a fraction is wrong-type and stays as drawn: clamped, it became 10000001.0, which JSON
+    # carries as an integer to JavaScript (a false mismatch with the Node adapter)
+    assert not [n for n in numbers if isinstance(n, float) and n in (10_000_001.0, 10_004_096.0)]
