@@ -125,11 +125,20 @@ def compute(
     stderr: list[str] = []
     process.send(request_line(chosen))
     while (remaining := deadline - time.monotonic()) > 0:
-        for event in process.poll(remaining):
-            if event.kind == "stderr":
-                stderr = [*stderr, event.line.decode("utf-8", "replace")][-STDERR_KEPT:]
+        events = process.poll(remaining)
+        if not events and not process.stdout_open:  # (its end was reported already)
+            return _fault(session, "the adapter closed its stdout", stderr, started, crash=True)
+        # stderr first: a line the adapter wrote before dying may come after its stdout
+        # closed in the same batch (two pipes), and must not be lost with the rest of it
+        said = [event.line.decode("utf-8", "replace") for event in events if event.kind == "stderr"]
+        stderr = [*stderr, *said][-STDERR_KEPT:]
+        for event in events:
+            if event.kind == "stderr" or (event.kind == "too-long" and event.stream == "stderr"):
                 continue
-            if event.kind != "stdout":
+            if event.kind == "too-long":
+                message = f"a line longer than the {session.max_line:,} bytes allowed"
+                return _fault(session, message, stderr, started, crash=True)
+            if event.kind == "stdout-closed":
                 message = _ended(process, event)
                 stderr = [*stderr, *_rest_of_stderr(process)][-STDERR_KEPT:]
                 return _fault(session, message, stderr, started, crash=True)

@@ -56,6 +56,8 @@ def test_a_wrong_stream_with_right_answers_is_told_apart(tmp_path: Path) -> None
         ("no-checkpoints", "error", "'checkpoints' is a required property"),
         ("crash", "error", "the adapter exited (status 3) while computing it"),
         ("hang", "error", "no answer within 11 s"),
+        ("bad-line", "error", "not a valid answer to an accumulate request: not JSON"),
+        ("other-id", "error", 'a line naming "someone-else", while'),
     ],
 )
 def test_a_misbehaving_adapter_is_charged_to_the_vector(
@@ -83,7 +85,7 @@ def test_after_a_fault_the_next_vector_still_runs(tmp_path: Path) -> None:
 
 
 def test_unsupported_falls_back_to_the_cases_and_progress_is_optional(tmp_path: Path) -> None:
-    for mode in ("unsupported", "quiet"):
+    for mode in ("unsupported", "quiet", "loud"):  # loud: a huge stderr line is no fault
         done, result = run(tmp_path, mode)
         assert result["status"] == "pass", (mode, result)
         assert done.status == 0

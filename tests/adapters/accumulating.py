@@ -8,6 +8,9 @@ the reference behind it, and the ways such an adapter goes wrong:
     wrong-digest      a digest of zeros; no-checkpoints: the answer lacks them
     hang, crash       on the accumulate request; unsupported: answered unsupported
     quiet             no progress lines (they are optional)
+    bad-line          a line that is no JSON instead of the answer
+    other-id          the answer names another vector
+    loud              a 2 MB stderr line first (longer than the runner keeps), then the answer
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
     if "crash" in MODES:
         print("computing...", file=sys.stderr, flush=True)
         os._exit(3)
+    if "bad-line" in MODES:
+        return {"raw": "this is not { json"}
+    if "loud" in MODES:
+        print("x" * 2_000_000, file=sys.stderr, flush=True)
     if "unsupported" in MODES:
         return {"id": request["id"], "unsupported": True, "reason": "not this one"}
     seed = job["stream"]["seed"] + ("x" if "wrong-stream" in MODES else "")
@@ -59,7 +66,8 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
         found["digest"] = checkpoints[-1] = "0" * 64
     if "no-checkpoints" not in MODES:
         found["checkpoints"] = checkpoints
-    return {"id": request["id"], "accumulated": found}
+    named = "someone-else" if "other-id" in MODES else request["id"]
+    return {"id": named, "accumulated": found}
 
 
 def main() -> None:
@@ -69,7 +77,8 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         if "accumulate" in request:
-            print(json.dumps(accumulated(request)), flush=True)
+            answered = accumulated(request)
+            print(answered.get("raw") or json.dumps(answered), flush=True)
             continue
         index = int(request["id"].rsplit("#", 1)[1]) if "#" in request["id"] else None
         found = answer(request["algorithm"], request["input"], request["variant"], index)

@@ -1,0 +1,121 @@
+"""The compiled benchmark adapter (benchmarks/c_adapter, issue 20 section 3) passes every
+fixed vector of its algorithms and their default-tier accumulated vectors (computed by the
+adapter: its hello says "accumulate": true) through ``fairvec run``, so that
+benchmarks/compiled_targets.py times a correct port. Skipped, saying why, where gcc, OpenSSL's
+headers (libssl-dev) or cJSON (libcjson-dev) are missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from support import fairvec
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "compiled_targets.py"
+
+
+def targets() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("compiled_targets", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def adapter(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    module = targets()
+    missing = module.missing_for_build()
+    if missing:
+        pytest.skip("cannot build the C adapter, missing: " + ", ".join(missing))
+    output = tmp_path_factory.mktemp("c_adapter") / "adapter"
+    problem = module.build(output)
+    assert problem is None, problem
+    return output
+
+
+def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) -> None:
+    module = targets()
+    folder = module.vector_folder()
+    expected: dict[str, str] = {}  # vector id -> algorithm
+    accumulated = set()
+    for algorithm, file in module.ALGORITHMS.items():
+        data = json.loads((folder / file).read_text(encoding="utf-8"))
+        expected.update((vector["id"], algorithm) for vector in data["vectors"])
+        for vector in data.get("accumulated", []):
+            if vector["tier"] == "default":
+                expected[vector["id"]] = algorithm
+                accumulated.add(vector["id"])
+    assert accumulated, "the adapter's algorithms have accumulated vectors"
+    report_path = tmp_path / "report.json"
+    selection = [part for name in module.ALGORITHMS for part in ("--algorithm", name)]
+    done = fairvec(
+        "run", "--no-progress", *selection, "--json", report_path, "--", adapter, timeout=600
+    )
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    statuses = {result["id"]: result["status"] for result in report["results"]}
+    assert set(statuses) == set(expected)
+    failing = {vector_id: s for vector_id, s in statuses.items() if s != "pass"}
+    assert not failing, (list(failing.items())[:10], done.stdout[-2000:])
+    assert done.status == 0, done.stdout + done.stderr
+
+
+def test_the_ready_check_of_the_protocol_document(adapter: Path) -> None:
+    """docs/adapter-protocol.md, 3a: the first 25 cases of stake.dice's stream, blocks of 10."""
+    stream = {
+        "seed": "stake.dice/accumulated/v1",
+        "input": {
+            "server_seed": {"hex": 64},
+            "client_seed": {"text": {"min": 0, "max": 32, "alphabet": "unicode"}},
+            "nonce": {"int": [0, 1000000]},
+        },
+    }
+    request = {
+        "id": "ready",
+        "algorithm": "stake.dice",
+        "variant": "truncate",
+        "accumulate": {
+            "stream": stream,
+            "encoding": "fairvec-accumulated/1",
+            "count": 25,
+            "block": 10,
+        },
+    }
+    done = subprocess.run(
+        [str(adapter)], input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=60
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["type"] == "hello" and lines[0]["accumulate"] is True
+    assert [line["checkpoint"]["block"] for line in lines[1:-1]] == [1, 2]
+    assert lines[-1]["accumulated"] == {
+        "count": 25,
+        "digest": "a97592584fd860dd4a29bbe935690e4afeaa319dbf2cd681adc2efacc5420158",
+        "checkpoints": [
+            "9a0e560c8e218e0a1808334405c78db21b61a97937523736d53052a9dca42665",
+            "10b933d3f9a4e49ab1a4111d5f607df4f93dbd6e64c5892caabf809e58e364cf",
+            "a97592584fd860dd4a29bbe935690e4afeaa319dbf2cd681adc2efacc5420158",
+        ],
+    }
+
+
+def test_it_computes_each_default_tier_digest_itself(adapter: Path) -> None:
+    """The accumulate requests the benchmark pipes in are answered with the vectors' digests
+    (not ``unsupported``, which would make ``fairvec run`` fall back to case by case)."""
+    module = targets()
+    pairs = module.accumulate_requests(module.vector_folder(), "default")
+    done = subprocess.run(
+        [str(adapter)],
+        input=b"".join(line for _, line in pairs),
+        capture_output=True,
+        timeout=300,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()[1:]]
+    finals = {a["id"]: a["accumulated"] for a in answers if "checkpoint" not in a}
+    assert {vector["id"] for vector, _ in pairs} == set(finals)
+    for vector, _ in pairs:
+        assert finals[vector["id"]]["digest"] == vector["expected"]["digest"], vector["id"]
+        assert finals[vector["id"]]["checkpoints"] == vector["expected"]["checkpoints"]
