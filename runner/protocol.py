@@ -95,13 +95,13 @@ def request_bytes(vector: Request, algorithm: str) -> bytes:
 
 def marked_request_bytes(vector: Request, algorithm: str) -> bytes:
     """request_bytes for an adapter whose hello asks for ``"lone_surrogates": "marked"``:
-    every string of the input (keys included) that holds a lone surrogate, or begins with
-    MARK, travels as MARK followed by its UTF-16 code units, four lowercase hex digits
-    each. Exact both ways: a string beginning with MARK is always marked, so a marked
-    string is never mistaken for one that was not."""
+    every string of the input (keys included) that holds a lone surrogate or U+0000 (which
+    a C string cannot hold), or begins with MARK, travels as MARK followed by its UTF-16
+    code units, four lowercase hex digits each. Exact both ways: a string beginning with
+    MARK is always marked, so a marked string is never mistaken for one that was not."""
     line = request_bytes(vector, algorithm)
-    if b"\\ud" not in line and b"\\uffff" not in line:  # nothing to mark (the usual case)
-        return line
+    if b"\\ud" not in line and b"\\uffff" not in line and b"\\u0000" not in line:
+        return line  # nothing to mark (the usual case)
     marked: Request = {**vector, "input": _marked(vector["input"])}
     return request_bytes(marked, algorithm)
 
@@ -117,9 +117,9 @@ def _marked(value: Any) -> Any:
 
 
 def _marked_text(text: str) -> str:
-    if not text.startswith(MARK) and text.isascii():
-        return text
-    if not text.startswith(MARK):
+    if "\x00" not in text and not text.startswith(MARK):
+        if text.isascii():
+            return text
         try:
             text.encode("utf-8")
             return text  # no lone surrogate

@@ -242,7 +242,7 @@ def test_the_marked_encoding_is_exact() -> None:
     """Every string, lone surrogates and a leading U+FFFF included, comes back as it was;
     the line stays ASCII and is plain JSON Go or Rust decode."""
     draw = random.Random(18)
-    alphabet = ["a", "\u00e9", "\ud800", "\udfff", "\uffff", "\U0001f600", "\\", '"']
+    alphabet = ["a", "\u00e9", "\ud800", "\udfff", "\uffff", "\U0001f600", "\\", '"', "\x00"]
     for _ in range(2000):
         drawn = "".join(draw.choice(alphabet) for _ in range(draw.randint(0, 6)))
         text = json.loads(json.dumps(drawn))  # as a vector file holds it: pairs joined
@@ -250,8 +250,12 @@ def test_the_marked_encoding_is_exact() -> None:
         line = marked_request_bytes(vector, "a.b")  # type: ignore[arg-type]
         assert line.isascii()
         sent = json.loads(line)["input"]
-        for value in sent:  # no lone surrogate travels any more
+        strings = [*sent]  # the keys, then the values (a text, or a list of one)
+        for value in sent.values():
+            strings += value if isinstance(value, list) else [value]
+        for value in strings:  # no lone surrogate, and no U+0000, travels any more
             value.encode("utf-8")
+            assert "\x00" not in value
         back = {
             _unmarked(key): (
                 [_unmarked(v) for v in value] if isinstance(value, list) else _unmarked(value)
