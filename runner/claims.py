@@ -177,11 +177,12 @@ def _typed(fix: Fix, algorithm: str, schema: dict[str, Any]) -> Any:
     from fairvec.jsonio import parse_json
 
     try:
-        return parse_json(fix.value.encode(), Path(fix.source), "the value")
-    except FairvecError:
+        return parse_json(fix.value.encode(), Path("value"), "it")
+    except FairvecError as error:  # "value: it is not valid JSON (...)", said once
+        said = str(error).removeprefix("value").lstrip(":0123456789 ")
         raise FairvecError(
             f"{fix.source}: {algorithm}'s {fix.field} is not text: give its value as JSON "
-            f"(a number, true, [1, 2]), not {_shown(fix.value)}"
+            f"(a number, true, [1, 2]); {said}"
         ) from None
 
 

@@ -156,6 +156,10 @@ def test_a_non_text_field_is_read_as_json() -> None:
     done = fairvec("run", "--algorithm", "stake.dice", "--fix", "nonce=abc", "--bundled", "python")
     assert done.status == 2
     assert "give its value as JSON" in done.stderr
+    beyond = fairvec(
+        "run", "--algorithm", "stake.dice", "--fix", "nonce=1e400", "--bundled", "python"
+    )
+    assert beyond.status == 2 and "a number beyond a double" in beyond.stderr
     ok = fairvec(
         "run", "--algorithm", "stake.dice", "--fix", "nonce=7", "--pinned-count", "20",
         "--tier", "none", "--bundled", "python",
