@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from fairvec.errors import FairvecError, Interrupted
 from fairvec.runner import accumulated_run
 from fairvec.runner.claims import (
+    PINNED_TAG,
     Claims,
     FreshPlan,
     apply,
@@ -154,7 +155,7 @@ def _may_select_fresh(options: RunOptions) -> bool:
     some, and a hello's pins may, which only --tag pinned or -k pinned selects alone."""
     chose = options.selection
     return bool(options.pins.fixes) or any(
-        "pinned" in word for word in (*chose.tags, *chose.keywords)
+        PINNED_TAG in word for word in (*chose.tags, *chose.keywords)
     )
 
 

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, cast
 from fairvec.errors import FairvecError
 from fairvec.fuzz.oracle import expected
 from fairvec.input_draws import Stream, drawer
+from fairvec.runner.claims import PINNED_TAG
 from fairvec.specs import Spec, load_spec
 
 if TYPE_CHECKING:
     from fairvec.data_model import Expected, Vector
 
-PINNED_TAG = "pinned"  # as runner/claims.py names it (the runner does not import this module)
 
 
 def fresh_vectors(
