@@ -180,7 +180,7 @@ SOURCES = {
 
 def _whole(inputs: dict[str, str], name: str, default: int) -> int:
     text = inputs.get(name, str(default))
-    if not text.isdigit():
+    if not text.isdecimal():
         raise FairvecError(f"--input {name}={text}: give a whole number")
     return int(text)
 
@@ -307,7 +307,7 @@ def add_stream_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def _count(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= MAX_COUNT:
+    if not text.isdecimal() or not 1 <= int(text) <= MAX_COUNT:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from 1 to {MAX_COUNT:,}")
     return int(text)
 

@@ -143,6 +143,8 @@ def test_output_is_written_all_or_nothing(tmp_path: Path) -> None:
             "give one of hex-text, raw-bytes",
         ),
         (["casino.bytes", "--count", "5", "--input", "cursor=-1"], "give a whole number"),
+        (["casino.bytes", "--count", "5", "--input", "cursor=\u00b2"], "give a whole number"),
+        (["casino.bytes", "--count", "\u00b2"], "give a whole number from 1"),
         (["tenhou.rnd", "--count", "5", "--input", "shuffle=abc"], "(wrong-prefix)"),
         (["stake.bytes", "--count", "5", "--input", "nonce"], "give FIELD=VALUE"),
         (["casino.dice", "--count", "5"], "invalid choice"),
