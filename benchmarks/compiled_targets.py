@@ -1,6 +1,7 @@
 """Issue 20's targets for a fast port, through a compiled adapter; prints, never asserts.
 
     python benchmarks/compiled_targets.py [--repeats 3] [--full stake.dice]
+    python benchmarks/compiled_targets.py --skip-full --baseline /old/venv/bin/fairvec
 
 Builds benchmarks/c_adapter/adapter (C11, gcc, OpenSSL's libcrypto, cJSON: Debian's
 gcc, libssl-dev and libcjson-dev), or says what is missing and exits (status 2). Then,
@@ -10,19 +11,23 @@ each as the ratio ``fairvec run`` / the same adapter fed directly, measured side
    (every vector's input, as ``{"id","algorithm","variant","input"}``, lone surrogates in
    the marked encoding the adapter's hello asks for) piped into the adapter from a file, its
    answers to /dev/null, against ``fairvec run --tier none --algorithm ... -- ADAPTER``;
+1w. the same requests against ``fairvec run --tier none -- ADAPTER``: the whole suite
+   selected, as a port's author runs it, every vector of another algorithm skipped;
+1b. the default tier: the accumulate requests added to the file, against ``fairvec run``
+   without ``--tier``;
 2. the full tier of an accumulated algorithm (stake.dice by default, 1,000,000 cases): the
    adapter answering the one accumulate request piped in, against ``fairvec run --tier full
    --tag accumulated-full --algorithm stake.dice -- ADAPTER``;
-3. the time from starting ``fairvec run`` (the command of 1) to the adapter reading its first
-   request line (the adapter appends the time to the file named by
+3. the time from starting ``fairvec run`` (the commands of 1 and 1w) to the adapter reading
+   its first request line (the adapter appends the time to the file named by
    FAIRVEC_C_ADAPTER_FIRST_REQUEST), against 0.2 s.
 
-Also printed: 1b, the fixed vectors with the default tier (the accumulate requests added to
-the file, against ``fairvec run`` without ``--tier``), ``fairvec --version`` (the interpreter
-and start alone), and 3b, the first request with the whole suite selected. Every figure is
-the median of --repeats runs, alternating the two sides of each ratio; the answers are
-checked once, untimed (every request answered; the full tier's digest). ``--skip-full``
-leaves out 2.
+Also printed: ``python -c pass`` and ``fairvec --version`` (the floor no run goes under).
+Every figure is the median of --repeats runs, alternating the sides of each comparison,
+after one untimed run of each command (so the caches are warm, as in use); the answers are
+checked once, untimed (every request answered; the full tier's digest). ``--baseline``
+measures another fairvec command (an older install) beside this one in 1, 1w, 1b and 3.
+``--skip-full`` leaves out 2.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -176,14 +182,18 @@ def fairvec_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "fairvec"]
 
 
-def through_fairvec(arguments: list[str], mark: Path | None = None) -> tuple[float, float | None]:
+def through_fairvec(
+    arguments: list[str], mark: Path | None = None, fairvec: list[str] | None = None
+) -> tuple[float, float | None]:
     """Wall seconds of ``fairvec run ARGUMENTS -- ADAPTER``, and (with ``mark``) the seconds
-    from starting it to an adapter reading its first request."""
+    from starting it to an adapter reading its first request. ``fairvec``: another command
+    than this interpreter's (--baseline)."""
     environment = dict(os.environ)
     if mark is not None:
         mark.unlink(missing_ok=True)
         environment["FAIRVEC_C_ADAPTER_FIRST_REQUEST"] = str(mark)
-    command = [*fairvec_command(), "run", "--no-progress", *arguments, "--", str(ADAPTER)]
+    command = [*(fairvec or fairvec_command()), "run", "--no-progress", *arguments]
+    command += ["--", str(ADAPTER)]
     wall_started, started = time.time(), time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=environment)
     elapsed = time.perf_counter() - started
@@ -207,14 +217,148 @@ def verdict(value: float, target: float) -> str:
     return "meets" if value <= target else "misses"
 
 
+@dataclass
+class Sides:
+    """The commands measured side by side: this fairvec, and --baseline's (if given)."""
+
+    baseline: list[str] | None
+
+    def commands(self) -> list[tuple[str, list[str] | None]]:
+        named: list[tuple[str, list[str] | None]] = [("fairvec run", None)]
+        if self.baseline is not None:
+            named.append(("baseline", self.baseline))
+        return named
+
+
+def timed_sides(
+    sides: Sides, arguments: list[str], repeats: int, requests: Path | None, mark: Path | None
+) -> dict[str, tuple[list[float], list[float]]]:
+    """{side: (walls, firsts)}, plus "alone" (the adapter fed ``requests``) when given; the
+    sides alternated run by run, after one untimed run of each (the caches warm, as in use)."""
+    for _, command in sides.commands():
+        through_fairvec(arguments, fairvec=command)
+    timed: dict[str, tuple[list[float], list[float]]] = {}
+    for _ in range(repeats):
+        if requests is not None:
+            timed.setdefault("alone", ([], []))[0].append(alone(requests))
+        for label, command in sides.commands():
+            seconds, first = through_fairvec(arguments, mark, fairvec=command)
+            walls, firsts = timed.setdefault(label, ([], []))
+            walls.append(seconds)
+            if first is not None:
+                firsts.append(first)
+    return timed
+
+
+def print_ratios(timed: dict[str, tuple[list[float], list[float]]], target: float | None) -> None:
+    d = statistics.median(timed["alone"][0])
+    print(f"   adapter alone (requests piped from a file)  {d:8.3f} s")
+    for label, (walls, _) in timed.items():
+        if label == "alone":
+            continue
+        r = statistics.median(walls)
+        goal = "" if target is None else f" (target within {target:.0f}x: {verdict(r / d, target)})"
+        print(f"   {label:<44}{r:8.3f} s: {r / d:.1f}x{goal}; the runner adds {r - d:.3f} s")
+
+
+def print_firsts(timed: dict[str, tuple[list[float], list[float]]]) -> None:
+    for label, (_, firsts) in timed.items():
+        if label == "alone":
+            continue
+        if not firsts:
+            print(f"   {label}: not measured (the adapter wrote no time)")
+            continue
+        first = statistics.median(firsts)
+        shown = " ".join(f"{value:.3f}" for value in firsts)
+        print(
+            f"   {label:<12} first request {first:.3f} s, median of {len(firsts)} ({shown}); "
+            f"target under {TARGETS['first']} s: {verdict(first, TARGETS['first'])}"
+        )
+
+
+def start_floor(repeats: int) -> tuple[float, float]:
+    """Medians of `python -c pass` and `fairvec --version`: what no run can go under."""
+    python, version = [], []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        python.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        subprocess.run([*fairvec_command(), "--version"], capture_output=True, check=True)
+        version.append(time.perf_counter() - started)
+    return statistics.median(python), statistics.median(version)
+
+
+def measure_fixed(sides: Sides, folder: Path, work: Path, repeats: int) -> None:
+    requests, mark = work / "fixed.jsonl", work / "first.time"
+    lines = fixed_requests(folder)
+    requests.write_bytes(b"".join(lines))
+    answers = len(answers_of(requests))
+    if answers != len(lines):
+        print(f"  note: the adapter answered {answers} of {len(lines)} requests")
+    selection = [part for name in ALGORITHMS for part in ("--algorithm", name)]
+    fixed = ["--tier", "none", *selection]
+    print(f"\n1. fixed vectors of {', '.join(ALGORITHMS)}: {len(lines)} requests")
+    timed = timed_sides(sides, fixed, repeats, requests, mark)
+    print_ratios(timed, TARGETS["fixed"])
+    j1 = timed_sides(Sides(None), [*fixed, "-j", "1"], repeats, None, None)
+    print(f"   (fairvec run at -j 1: {statistics.median(j1['fairvec run'][0]):.3f} s)")
+    python, version = start_floor(repeats)
+    print(f"   (python -c pass {python:.3f} s; fairvec --version {version:.3f} s)")
+    print("\n3. fairvec run (the command of 1) to the adapter reading its first request")
+    print_firsts(timed)
+    whole = timed_sides(sides, ["--tier", "none"], repeats, requests, mark)
+    print(
+        "\n1w/3b. the whole suite selected, as a port's author runs it (fairvec run --tier "
+        "none -- ADAPTER: the same requests sent, every other vector skipped)"
+    )
+    print_ratios(whole, TARGETS["fixed"])
+    print_firsts(whole)
+    defaults = accumulate_requests(folder, "default")
+    requests.write_bytes(b"".join(lines) + b"".join(line for _, line in defaults))
+    cases = sum(vector["count"] for vector, _ in defaults)
+    print(
+        f"\n1b. the same with the default tier: {len(lines)} requests and {len(defaults)} "
+        f"accumulate requests ({cases:,} cases)"
+    )
+    print_ratios(timed_sides(sides, selection, repeats, requests, None), None)
+
+
+def measure_full(folder: Path, work: Path, algorithm: str, repeats: int) -> None:
+    vector, request = full_tier(folder, algorithm)
+    accumulate = work / "full.jsonl"
+    accumulate.write_bytes(request)
+    answer = answers_of(accumulate)[-1].get("accumulated", {})
+    shown = "matches" if answer.get("digest") == vector["expected"]["digest"] else "DIFFERS from"
+    run = ["--tier", "full", "--tag", "accumulated-full", "--algorithm", algorithm]
+    timed = timed_sides(Sides(None), run, repeats, accumulate, None)
+    d, r = statistics.median(timed["alone"][0]), statistics.median(timed["fairvec run"][0])
+    print(f"\n2. full tier of {algorithm}: {vector['count']:,} cases ({vector['id']})")
+    print(f"   adapter alone (one accumulate request)      {d:8.3f} s (its digest {shown} ", end="")
+    print("the vector's)")
+    print(f"   fairvec run --tier full                     {r:8.3f} s")
+    print(
+        f"   ratio {r / d:.2f}x (target within {TARGETS['full']}x: "
+        f"{verdict(r / d, TARGETS['full'])}); the runner adds {r - d:.3f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Issue 20's targets with a compiled adapter.")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", default="stake.dice", choices=("stake.dice", "bustabit.crash_v2"))
     parser.add_argument("--skip-full", action="store_true", help="leave out the full tier")
+    parser.add_argument(
+        "--baseline",
+        metavar="FAIRVEC",
+        help="another fairvec command (an older install's bin/fairvec) measured side by side "
+        "in 1, 1w, 1b and 3",
+    )
     arguments = parser.parse_args()
     if arguments.repeats < 1:
         parser.error("--repeats must be at least 1")
+    if arguments.baseline and shutil.which(arguments.baseline) is None:
+        parser.error(f"--baseline {arguments.baseline}: no such command")
     problem = build()
     if problem is not None:
         print(f"cannot build {SOURCE.relative_to(HERE.parent)}: {problem}")
@@ -222,98 +366,11 @@ def main() -> None:
     print(f"adapter {ADAPTER.relative_to(HERE.parent)}, built")
     print(f"load average before {load_average()}, cpus {os.cpu_count()}")
     folder = vector_folder()
-    selection = [part for name in ALGORITHMS for part in ("--algorithm", name)]
+    sides = Sides([arguments.baseline] if arguments.baseline else None)
     with tempfile.TemporaryDirectory() as name:
-        work = Path(name)
-        requests, mark = work / "fixed.jsonl", work / "first.time"
-        lines = fixed_requests(folder)
-        requests.write_bytes(b"".join(lines))
-        direct, ran, ran_j1, floor, firsts = [], [], [], [], []
-        fixed = ["--tier", "none", *selection]
-        answers = len(answers_of(requests))
-        for _ in range(arguments.repeats):
-            direct.append(alone(requests))
-            seconds, first = through_fairvec(fixed, mark)
-            ran.append(seconds)
-            if first is not None:
-                firsts.append(first)
-            ran_j1.append(through_fairvec([*fixed, "-j", "1"])[0])
-            started = time.perf_counter()
-            subprocess.run([*fairvec_command(), "--version"], capture_output=True, check=True)
-            floor.append(time.perf_counter() - started)
-        if answers != len(lines):
-            print(f"  note: the adapter answered {answers} of {len(lines)} requests")
-        d, r, r1 = statistics.median(direct), statistics.median(ran), statistics.median(ran_j1)
-        print(f"\n1. fixed vectors of {', '.join(ALGORITHMS)}: {len(lines)} requests")
-        print(f"   adapter alone (requests piped from a file)  {d:8.3f} s")
-        print(f"   fairvec run --tier none (-j default)        {r:8.3f} s")
-        print(f"   fairvec run --tier none -j 1                {r1:8.3f} s")
-        print(f"   (fairvec --version: interpreter and start   {statistics.median(floor):8.3f} s)")
-        for label, value in (("", r), (" at -j 1", r1)):
-            print(
-                f"   ratio{label} {value / d:.1f}x (target within {TARGETS['fixed']:.0f}x: "
-                f"{verdict(value / d, TARGETS['fixed'])}); the runner adds {value - d:.3f} s"
-            )
-        defaults = accumulate_requests(folder, "default")
-        requests.write_bytes(b"".join(lines) + b"".join(line for _, line in defaults))
-        cases = sum(vector["count"] for vector, _ in defaults)
-        direct, ran = [], []
-        for _ in range(arguments.repeats):
-            direct.append(alone(requests))
-            ran.append(through_fairvec(selection)[0])
-        d, r = statistics.median(direct), statistics.median(ran)
-        print(
-            f"\n1b. the same with the default tier: {len(lines)} requests and {len(defaults)} "
-            f"accumulate requests ({cases:,} cases)"
-        )
-        print(f"   adapter alone (requests piped from a file)  {d:8.3f} s")
-        print(f"   fairvec run (default tier)                  {r:8.3f} s")
-        print(f"   ratio {r / d:.1f}x; the runner adds {r - d:.3f} s")
+        measure_fixed(sides, folder, Path(name), arguments.repeats)
         if not arguments.skip_full:
-            vector, request = full_tier(folder, arguments.full)
-            accumulate = work / "full.jsonl"
-            accumulate.write_bytes(request)
-            direct, ran = [], []
-            answer = answers_of(accumulate)[-1].get("accumulated", {})
-            digest_ok = answer.get("digest") == vector["expected"]["digest"]
-            for _ in range(arguments.repeats):
-                direct.append(alone(accumulate))
-                run = ["--tier", "full", "--tag", "accumulated-full", "--algorithm", arguments.full]
-                ran.append(through_fairvec(run)[0])
-            d, r = statistics.median(direct), statistics.median(ran)
-            print(f"\n2. full tier of {arguments.full}: {vector['count']:,} cases ({vector['id']})")
-            shown = "matches" if digest_ok else "DIFFERS from"
-            print(f"   adapter alone (one accumulate request)      {d:8.3f} s", end="")
-            print(f" (its digest {shown} the vector's)")
-            print(f"   fairvec run --tier full                     {r:8.3f} s")
-            print(
-                f"   ratio {r / d:.2f}x (target within {TARGETS['full']}x: "
-                f"{verdict(r / d, TARGETS['full'])}); the runner adds {r - d:.3f} s"
-            )
-        print("\n3. fairvec run (the command of 1) to the adapter reading its first request")
-        if firsts:
-            first = statistics.median(firsts)
-            shown = " ".join(f"{value:.3f}" for value in firsts)
-            print(
-                f"   {first:.3f} s, median of {len(firsts)} ({shown}); target under "
-                f"{TARGETS['first']} s: {verdict(first, TARGETS['first'])}"
-            )
-        else:
-            print("   not measured: the adapter wrote no time")
-        whole, firsts = [], []
-        for _ in range(arguments.repeats):
-            seconds, first = through_fairvec(["--tier", "none"], mark)
-            whole.append(seconds)
-            if first is not None:
-                firsts.append(first)
-        if firsts:
-            first = statistics.median(firsts)
-            shown = " ".join(f"{value:.3f}" for value in firsts)
-            print(
-                f"3b. the same with the whole suite selected (fairvec run --tier none, the other "
-                f"algorithms skipped): {first:.3f} s, median of {len(firsts)} ({shown}); "
-                f"{verdict(first, TARGETS['first'])}; the run {statistics.median(whole):.3f} s wall"
-            )
+            measure_full(folder, Path(name), arguments.full, arguments.repeats)
     print(f"\nload average after {load_average()}")
 
 

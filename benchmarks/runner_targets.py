@@ -2,6 +2,7 @@
 
     python benchmarks/runner_targets.py [--repeats 3] [--accumulated casino.mines]
     python benchmarks/runner_targets.py --only first-request [--repeats 5]
+    python benchmarks/runner_targets.py --only whole-suite --baseline OLD/bin/fairvec
 
 1. overhead: Session.run at -j 1 against the Node adapter fed directly (pipelined), same load;
 2. capacity: vectors a second through the runner with benchmarks/table_adapter.py, an adapter
@@ -96,9 +97,9 @@ def table_command(works: list[Work], folder: Path) -> list[str]:
     return [sys.executable, str(HERE / "table_adapter.py"), str(table)]
 
 
-def wall(arguments: list[str]) -> float:
+def wall(arguments: list[str], fairvec: list[str] | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run([*FAIRVEC, *arguments], capture_output=True, text=True)
+    done = subprocess.run([*(fairvec or FAIRVEC), *arguments], capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         print(f"  note: {' '.join(arguments)} exited {done.returncode}: {done.stderr[-300:]}")
@@ -129,15 +130,47 @@ def first_request(folder: Path) -> float:
     return float(mark.read_text()) - started
 
 
+def report_whole_suite_pairs(repeats: int, baseline: str | None) -> None:
+    """The whole suite through the bundled Node adapter (no accumulate requests: --tier
+    none), this fairvec and --baseline's alternated run by run, after one untimed run of
+    each (so both caches are warm)."""
+    arguments = ["run", "--bundled", "node", "--tier", "none", "--exclude-tag", "slow"]
+    arguments += ["--no-progress", "-j", "1"]
+    sides: list[tuple[str, list[str] | None]] = [("fairvec", None)]
+    if baseline is not None:
+        sides.append(("baseline", [baseline]))
+    for _, command in sides:
+        wall(arguments, command)
+    walls: dict[str, list[float]] = {label: [] for label, _ in sides}
+    for _ in range(repeats):
+        for label, command in sides:
+            walls[label].append(wall(arguments, command))
+    print(f"\nwhole suite, fairvec {' '.join(arguments[1:])} (wall s, median of {repeats})")
+    for label, seconds in walls.items():
+        shown = " ".join(f"{value:.2f}" for value in seconds)
+        print(f"  {label:<9} {statistics.median(seconds):6.2f}  ({shown})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="The runner's targets, measured (prints only).")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--synthetic", type=int, default=20000)
     parser.add_argument("--accumulated", default="casino.mines", metavar="ALGORITHM")
     parser.add_argument(
-        "--only", choices=("first-request",), help="measure only this (quick; --repeats runs)"
+        "--only",
+        choices=("first-request", "whole-suite"),
+        help="measure only this (quick; --repeats runs)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="FAIRVEC",
+        help="with --only whole-suite: another fairvec command (an older install's "
+        "bin/fairvec) measured beside this one",
     )
     arguments = parser.parse_args()
+    if arguments.only == "whole-suite":
+        report_whole_suite_pairs(arguments.repeats, arguments.baseline)
+        return
     print(f"load average before {load_average()}, cpus {os.cpu_count()}")
     print(f"calibration (300,000 SHA-256 of short texts in Python): {calibration():.3f} s")
     if arguments.only == "first-request":

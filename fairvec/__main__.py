@@ -1,7 +1,5 @@
 """``python -m fairvec`` is the ``fairvec`` command."""
 
-import sys
+from fairvec.cli import entry
 
-from fairvec.cli import main
-
-sys.exit(main())
+entry()

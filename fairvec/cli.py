@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fairvec import __version__
 from fairvec.errors import FairvecError, Interrupted
@@ -56,6 +56,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bug in fairvec: one line, and its own status
         return _internal_error(error)
     return status
+
+
+def entry() -> NoReturn:
+    """The ``fairvec`` command (and ``python -m fairvec``): main, its output flushed, then
+    out without the interpreter's teardown, which frees a run's few hundred thousand
+    objects one by one: 45 ms of a 0.35 s run (mypy ends the same way). Every file fairvec
+    writes is closed (and renamed into place) before main returns; callers of main itself
+    (the tests, the pytest plugin) keep the ordinary exit."""
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader left before the last of the output
+        status = EXIT_SIGNAL_BASE + signal.SIGPIPE
+    os._exit(status)
 
 
 def _internal_error(error: Exception) -> int:

@@ -14,6 +14,17 @@ an error. FAIRVEC_CACHE_DIR moves it; FAIRVEC_NO_CACHE=1 turns it off.
 Infinity, no integer too long to convert: fairvec.jsonio.parse_json), the schema, and no
 vector id twice. So these checks cost a cached file nothing.
 
+A run chooses its vectors before the adapter's hello says which algorithms it implements,
+and most runs of a port send a few algorithms and skip the rest. So ``fairvec run`` loads
+files *skeletal* (``load_vector_files(..., skeletal=True)``): each vector only its id,
+variant and tags, which are all a choice and a skip need, from an index remembered per
+file SHA-256 (:func:`index_path`); once the hello is read, the files of the declared
+algorithms are read whole (:meth:`VectorFile.fill`), into the very dicts the selection
+holds, and each filled vector is checked against its skeleton. The index is the one cached
+thing that is data: a tampered one could at most misname a vector skipped as undeclared
+(one the run neither sends nor judges), and whoever can write it could as well edit the
+installed package. Without the cache, or on a miss, a file is read whole as before.
+
 The digests that name a run's vectors (the whole suite's, and the selection's) are
 remembered the same way (:class:`DigestCache`), keyed by everything they are computed from:
 fairvec's version, every vector file's place and SHA-256, and the selection.
@@ -27,12 +38,13 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
@@ -66,6 +78,8 @@ class VectorFile:
     path: Path
     data: VectorFileData
     sha256: str = ""  # of the file's exact bytes, hex
+    # a skeletal file's bytes and how to read them (_HOW), until fill() reads it whole
+    unread: list[tuple[bytes, str]] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def algorithm(self) -> str:
@@ -73,7 +87,38 @@ class VectorFile:
 
     @property
     def vectors(self) -> list[Vector]:
+        """Every vector, whole (a skeletal file is filled first)."""
+        self.fill()
         return self.data["vectors"]
+
+    @property
+    def chosen_by(self) -> list[Vector]:
+        """The vectors as they are now: of a skeletal file, only each one's id, variant
+        and tags (what a selection chooses by); the same dicts are filled later."""
+        return self.data["vectors"]
+
+    def fill(self) -> None:
+        """Read a skeletal file whole, into its vectors' dicts (so every Work holding one
+        sees it whole), after checking every vector against its skeleton."""
+        if not self.unread:
+            return
+        raw, how = self.unread[0]
+        with _collector_paused():
+            whole: list[Vector] = _known_loads(raw, how)["vectors"]
+            skeletons = self.data["vectors"]
+            if len(whole) != len(skeletons) or any(
+                _skeleton(vector) != skeleton
+                for vector, skeleton in zip(whole, skeletons, strict=False)
+            ):
+                raise FairvecError(
+                    f"{self.path}: the cached index {index_path(self.sha256)} does not match "
+                    "the file; delete it (or run with FAIRVEC_NO_CACHE=1)"
+                )
+            for vector, skeleton in zip(whole, skeletons, strict=True):
+                held = cast(dict[str, Any], skeleton)  # the very dict the works hold
+                held.clear()
+                held.update(vector)
+        self.unread.clear()
 
     @property
     def output_schema(self) -> dict[str, Any]:
@@ -148,7 +193,11 @@ def vector_file_paths(root: Path) -> list[Path]:
 
 
 def load_vector_files(
-    root: Path, wanted: Callable[[str], bool] = lambda _id: True, *, freeze: bool = False
+    root: Path,
+    wanted: Callable[[str], bool] = lambda _id: True,
+    *,
+    freeze: bool = False,
+    skeletal: bool = False,
 ) -> list[VectorFile]:
     """Read and validate the vector files of the algorithms ``wanted`` accepts; the
     others are not even opened. A file validated before (same bytes) is not validated
@@ -158,7 +207,9 @@ def load_vector_files(
     containers, and collecting while they are made (none of them is garbage) took about
     a third of the loading time. ``freeze``: then move them, and everything else alive,
     out of the collector's sight (gc.freeze, until a gc.unfreeze), before it runs again,
-    so no collection walks them either: for a caller that holds them through a run."""
+    so no collection walks them either: for a caller that holds them through a run.
+    ``skeletal``: a file the validation cache vouches for and the index cache knows is
+    loaded skeletal (see the module's docstring); the others are read whole and indexed."""
     if not root.is_dir():
         raise FairvecError(f"{root}: no vectors folder here (pass --vectors DIR)")
     paths = vector_file_paths(root)
@@ -166,10 +217,10 @@ def load_vector_files(
         raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     known = ValidationCache.open()
     marked = (root / SCHEMA_NAME).is_file()
+    chosen = [path for path in paths if wanted(algorithm_of(path))]
+    read = _read_and_hashed(chosen)
     with _collector_paused():
-        files = [
-            _load_in(root, path, known, marked) for path in paths if wanted(algorithm_of(path))
-        ]
+        files = [_load_in(root, path, read[path], known, marked, skeletal) for path in chosen]
         if freeze:
             gc.freeze()
     known.save()
@@ -187,11 +238,47 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_in(root: Path, path: Path, known: ValidationCache, marked: bool) -> VectorFile:
+# What reading a file gave: its bytes and their SHA-256, or what reading it raised.
+_Read = tuple[bytes, str] | FairvecError
+
+
+def _read_and_hashed(paths: list[Path]) -> dict[Path, _Read]:
+    """Every file read and hashed, by this thread and one other: both let go of the
+    interpreter's lock to read and to hash, so the two share the work (the 23 MB of the
+    suite: 40 ms alone, 25 ms together). An error is kept for its file, to be raised
+    where that file is loaded (so the first bad file in the suite's order is the one named)."""
+    read: dict[Path, _Read] = {}
+    pending = iter(list(paths))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                path = next(pending, None)
+            if path is None:
+                return
+            try:
+                raw = read_vector_bytes(path)
+                read[path] = (raw, hashlib.sha256(raw).hexdigest())
+            except FairvecError as error:
+                read[path] = error
+
+    helper = threading.Thread(target=work, daemon=True)
+    helper.start()
+    work()
+    helper.join()
+    return read
+
+
+def _load_in(
+    root: Path, path: Path, read: _Read, known: ValidationCache, marked: bool, skeletal: bool
+) -> VectorFile:
     """_load_one; in a folder without the suite's schema beside the files (so probably
     not a vectors folder at all: --vectors /tmp, say), a bad file's error says that."""
     try:
-        return _load_one(path, known)
+        if isinstance(read, FairvecError):
+            raise read
+        return _load_one(path, known, skeletal, read)
     except FairvecError as error:
         if marked:
             raise
@@ -209,23 +296,130 @@ def read_vector_bytes(path: Path) -> bytes:
     return read_regular(path, "a vector file", VECTOR_FILE_LIMIT)
 
 
-def _load_one(path: Path, known: ValidationCache) -> VectorFile:
-    raw = read_vector_bytes(path)
-    key = hashlib.sha256(raw).hexdigest()
+def _load_one(
+    path: Path, known: ValidationCache, skeletal: bool, read: tuple[bytes, str]
+) -> VectorFile:
+    """``read``: the file's bytes and their SHA-256 (_read_and_hashed)."""
+    raw, key = read
     how = known.get(key)
-    if how is not None:
-        data = _known_loads(raw, how)
-    else:
-        # json, strictly, on the very bytes hashed: the verdict and the message
-        data = parse_json(raw, path, "a vector file")
-        validate_vector_file(data, str(path))
-        known.add(key, _how_to_read(raw, data))
+    loaded = _skeletal(path, raw, key, how) if skeletal and how is not None else None
+    if loaded is None:
+        loaded = VectorFile(path, _whole(path, raw, key, how, known), key)
+        if skeletal:  # the next run loads it skeletal
+            _save_index(key, loaded.vectors)
+    data = loaded.data
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
         raise FairvecError(
             f"{path}: algorithm: is {data['algorithm']!r} but the file's place says "
             f"{algorithm_of(path)!r} ({REGENERATE})"
         )
-    return VectorFile(path, data, key)
+    return loaded
+
+
+def _whole(
+    path: Path, raw: bytes, key: str, how: str | None, known: ValidationCache
+) -> VectorFileData:
+    """A vector file's value, whole: validated, unless the cache vouches for these bytes."""
+    if how is not None:
+        data: VectorFileData = _known_loads(raw, how)
+        return data
+    # json, strictly, on the very bytes hashed: the verdict and the message
+    data = parse_json(raw, path, "a vector file")
+    validate_vector_file(data, str(path))
+    known.add(key, _how_to_read(raw, data))
+    return data
+
+
+# -- skeletal files: the index cache -------------------------------------------------------
+
+INDEX_FORMAT = 2  # bump when a skeleton comes to hold more (2: in columns)
+INDEX_COLUMNS = ("ids", "variants", "tags", "tag_lists")
+
+
+def index_path(key: str) -> Path | None:
+    """Where the index of the vector file of SHA-256 ``key`` is cached (None: no cache)."""
+    folder = cache_folder()
+    return None if folder is None else folder / f"index-{INDEX_FORMAT}" / f"{key}.json"
+
+
+def _skeleton(vector: Vector) -> Vector:
+    """What a selection chooses a vector by, and a skip reports of it."""
+    return {"id": vector["id"], "variant": vector["variant"], "tags": vector["tags"]}  # type: ignore[typeddict-item]
+
+
+def _skeletal(path: Path, raw: bytes, key: str, how: str) -> VectorFile | None:
+    """The file (valid: the validation cache says so) with skeletal vectors, its header
+    read alone; None when its layout is not the generator's or its index is not cached."""
+    opening = raw.find(_VECTORS_OPEN)
+    if opening < 0 or not raw.endswith(_VECTORS_CLOSE):
+        return None
+    skeletons = _read_index(key)
+    if skeletons is None:
+        return None
+    head = raw[:opening] + b"}"
+    header = json.loads(head) if how == _PLAIN or b"\\ud" in head else trusted_loads(head)
+    header["vectors"] = skeletons
+    return VectorFile(path, header, key, [(raw, how)])
+
+
+def _read_index(key: str) -> list[Vector] | None:
+    """The cached skeletons of the file of SHA-256 ``key``; None on a miss, and for
+    anything unreadable or malformed (a cache is never an error)."""
+    path = index_path(key)
+    if path is None:
+        return None
+    try:
+        text = read_regular(path, "a cache file", SMALL_FILE_LIMIT)  # the largest: 52 KB
+        # json for an id with a lone surrogate (json.dumps wrote it escaped): orjson refuses
+        value = json.loads(text) if b"\\ud" in text else trusted_loads(text)
+    except (FairvecError, ValueError, RecursionError):
+        return None
+    if not _is_index(value):
+        return None
+    tag_lists = value["tag_lists"]
+    return [
+        {"id": i, "variant": v, "tags": list(tag_lists[t])}  # type: ignore[typeddict-item]
+        for i, v, t in zip(value["ids"], value["variants"], value["tags"], strict=True)
+    ]
+
+
+def _is_index(value: Any) -> bool:
+    """An index's shape: {"ids": [str], "variants": [str | None], "tags": [int], and
+    "tag_lists": [[str]]}, the tags of each vector an index into tag_lists, the columns of
+    one length. Type by type over each column (map(type, ...) runs in C: 22,000 vectors
+    are checked in about a millisecond)."""
+    if type(value) is not dict or set(value) != set(INDEX_COLUMNS):
+        return False
+    ids, variants, tags, tag_lists = (value[key] for key in INDEX_COLUMNS)
+    if not all(type(column) is list for column in (ids, variants, tags, tag_lists)):
+        return False
+    if not len(ids) == len(variants) == len(tags):
+        return False
+    return (
+        set(map(type, ids)) <= {str}
+        and set(map(type, variants)) <= {str, type(None)}
+        and set(map(type, tags)) <= {int}
+        and (not tags or (min(tags) >= 0 and max(tags) < len(tag_lists)))
+        and set(map(type, tag_lists)) <= {list}
+        and all(set(map(type, listed)) <= {str} for listed in tag_lists)
+    )
+
+
+def _save_index(key: str, vectors: list[Vector]) -> None:
+    """Best effort, as the other caches."""
+    path = index_path(key)
+    if path is None or path.exists():
+        return
+    tag_lists: dict[tuple[str, ...], int] = {}
+    tags = [tag_lists.setdefault(tuple(vector["tags"]), len(tag_lists)) for vector in vectors]
+    index = {
+        "ids": [vector["id"] for vector in vectors],
+        "variants": [vector["variant"] for vector in vectors],
+        "tags": tags,
+        "tag_lists": [list(listed) for listed in tag_lists],
+    }
+    with contextlib.suppress(OSError):
+        write_atomically(path, json.dumps(index))
 
 
 def read_unchecked(path: Path, raw: bytes, key: str, known: ValidationCache) -> Any:

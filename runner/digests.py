@@ -1,12 +1,17 @@
 """The digests a run's reports carry: of every vector of the suite the vectors were drawn
 from (so two reports with the same digest drew from the same vectors), and of the vectors
 run. Each is taken from the digest cache when it has it, else computed (and cached) in
-one pass over the vectors, after the run: a digest never delays the first request.
+one pass over the vectors, after the run: a digest never delays the first request. The
+files the run does not load are read and hashed meanwhile, on another thread
+(:class:`UnselectedFiles`): file reads and SHA-256 let go of the interpreter's lock, so on a
+second core that costs the run nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,12 +35,50 @@ if TYPE_CHECKING:  # the reports are imported once the run is over: not on the w
     from fairvec.runner.report import SuiteSource
 
 
+SWITCH_WHILE_READING = 0.0002  # seconds
+
+
+class UnselectedFiles:
+    """The (SHA-256, bytes) of every vector file under ``root`` the selection did not
+    load, read on a thread started here; :meth:`get` waits for them, and raises what
+    reading raised (a FIFO or an oversized file: the same one-line error as ever)."""
+
+    def __init__(self, root: Path, selection: Selection) -> None:
+        loaded = {f.path for f in selection.files}
+        self._paths = [path for path in vector_file_paths(root) if path not in loaded]
+        self._read: dict[Path, tuple[str, bytes]] = {}
+        self._error: BaseException | None = None
+        # a daemon: a run that stops early (Ctrl-C, a usage error) never waits for it
+        self._thread = threading.Thread(target=self._read_all, daemon=True)
+        self._thread.start()
+
+    def _read_all(self) -> None:
+        # Each file's read and hash waits for the lock a few times, and a busy main thread
+        # keeps it up to the switch interval (5 ms) each time: shortened meanwhile.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, SWITCH_WHILE_READING))
+        try:
+            for path in self._paths:
+                self._read[path] = _read_vector_file(path)
+        except BaseException as error:  # handed to get(), in the main thread
+            self._error = error
+        finally:
+            sys.setswitchinterval(interval)
+
+    def get(self) -> dict[Path, tuple[str, bytes]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._read
+
+
 def digests(
     options: SelectionOptions,
     release: VerifiedSuite | None,
     archive: Path | None,
     selection: Selection,
     chosen: list[Accumulated],
+    unselected_files: UnselectedFiles | None = None,
 ) -> tuple[SuiteSource, str]:
     """What the vectors were drawn from, with the digest of all of its vectors (the signed
     one for ``release``, extracted from ``archive``; else computed as the release builder
@@ -43,7 +86,8 @@ def digests(
 
     Both come from the digest cache when it has them, keyed by fairvec's version, every
     vector file's place and SHA-256, and the selection; else they are computed in one pass
-    over the vectors, each canonicalised once."""
+    over the vectors, each canonicalised once. ``unselected_files``: the files the
+    selection left out, read already (else they are read here)."""
     # the reports are imported once the run is over (start-up)
     from fairvec.runner.report import SuiteSource
 
@@ -71,9 +115,7 @@ def digests(
         return suite, run[0]
     # The suite: every vector file, the unselected ones read (and only on a miss parsed).
     loaded = {f.path: f.sha256 for f in selection.files}
-    unselected = {
-        path: _read_vector_file(path) for path in vector_file_paths(root) if path not in loaded
-    }
+    unselected = (unselected_files or UnselectedFiles(root, selection)).get()
     hashes = {**loaded, **{path: sha for path, (sha, _raw) in unselected.items()}}
     suite_key = digest_key(files=_placed(root, sorted(hashes.items())))
     whole = cache.get(suite_key)

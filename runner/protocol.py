@@ -353,10 +353,12 @@ def _plain_hello(message: dict[str, Any]) -> bool:
     """The hellos adapters send, each valid under the schema, recognised without loading
     jsonschema (whose import would delay the first request by a tenth of a second)."""
     name, version, algorithms = (message.get(key) for key in ("name", "version", "algorithms"))
-    if any(key in message for key in ("pins", "outputs", "lone_surrogates", "accumulate")):
+    if any(key in message for key in ("pins", "outputs")):
         return False  # the claims' shapes: the schema checks them
     return (
-        type(message.get("protocol")) is int
+        message.get("lone_surrogates", "escaped") in ("escaped", "marked")
+        and type(message.get("accumulate", False)) is bool
+        and type(message.get("protocol")) is int
         and message["protocol"] == PROTOCOL_VERSION
         and type(name) is str
         and type(version) is str

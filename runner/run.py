@@ -8,6 +8,7 @@ The runner reads vector files and talks to adapters; it never imports the refere
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import os
 import signal
 import sys
@@ -30,7 +31,7 @@ from fairvec.runner.claims import (
     fresh_works,
     resolve,
 )
-from fairvec.runner.digests import digests
+from fairvec.runner.digests import UnselectedFiles, digests
 from fairvec.runner.known_failures import apply_known_failures, read_known_failures
 from fairvec.runner.options import (
     AdapterLimits,
@@ -59,6 +60,7 @@ from fairvec.runner.protocol import Hello
 from fairvec.runner.results import KnownFailure, Result, Work
 from fairvec.runner.selection import (
     Selection,
+    fill_declared,
     nothing_selected,
     select,
     suite_algorithms,
@@ -135,6 +137,7 @@ class _Ran:
     started_at: str  # ISO 8601, UTC
     duration: float  # seconds
     claimed: _Claimed
+    unselected: UnselectedFiles | None  # for the suite's digest (None: from a release)
 
 
 @dataclass(frozen=True)
@@ -203,19 +206,24 @@ def _run_vectors(options: RunOptions) -> _Ran:
     command = list(options.command)
     # The adapter starts first, and gets ready on another core while the vectors load.
     with _spawned_early(command, options.limits) as early:
-        selection = select(options.selection, none_ok=True, freeze=True)
+        selection = select(options.selection, none_ok=True, freeze=True, skeletal=True)
         chosen = _accumulated_for(options.selection, selection.files)
         # A selection of no vector is refused now, before the hello, unless fresh vectors
         # on pinned inputs (made once the hello is read) may be what it selects.
         if not (selection.works or chosen or _may_select_fresh(options)):
             raise nothing_selected(options.selection.root, options.selection.algorithms)
         works = selection.works
+        # read and hashed for the suite's digest while the run goes on (a release has it)
+        unselected = None
+        if options.release.archive is None:
+            unselected = UnselectedFiles(options.selection.root, selection)
         started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
         with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):
             session = _start_session(command, options, advance, len(works), early)
             try:
+                _fill_declared(selection, session.hello.algorithms)
                 claimed = _claimed(options, selection, chosen, session.hello)
                 results = session.run(claimed.works)
                 port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
@@ -232,7 +240,17 @@ def _run_vectors(options: RunOptions) -> _Ran:
             finally:
                 session.close()
         duration = time.monotonic() - clock
-    return _Ran(selection, chosen, session, results, restarts, started_at, duration, claimed)
+    return _Ran(
+        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected
+    )
+
+
+def _fill_declared(selection: Selection, declared: dict[str, list[str]]) -> None:
+    """The files the hello's algorithms need, read whole now (select(skeletal=True)), and
+    then frozen like the rest (load_vector_files(freeze=True)): nothing made so far is
+    garbage, and no collection during the run should walk it."""
+    fill_declared(selection, declared)
+    gc.freeze()
 
 
 def _report(
@@ -246,8 +264,9 @@ def _report(
     warnings += selection_warnings(options.selection.excluded_tags)
     status = outcome(session, results, fail_on_skip=fail_on_skip)
     suite, run_digest = digests(  # after the run
-        options.selection, release, options.release.archive, ran.selection, ran.chosen
-    )
+        options.selection, release, options.release.archive, ran.selection, ran.chosen,
+        ran.unselected,
+    )  # fmt: skip
     # the reports: once the run is over (start-up)
     from fairvec.runner.report import RunInfo
 

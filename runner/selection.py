@@ -31,11 +31,17 @@ class Selection:
 
 
 def select(
-    options: SelectionOptions, *, none_ok: bool = False, freeze: bool = False
+    options: SelectionOptions,
+    *,
+    none_ok: bool = False,
+    freeze: bool = False,
+    skeletal: bool = False,
 ) -> Selection:
     """``none_ok``: an empty selection is no error (the caller also selects accumulated
     vectors). ``freeze``: see load_vector_files (for fairvec run, which holds them to the
-    end)."""
+    end). ``skeletal``: the works' vectors may hold only id, variant and tags until
+    fill_declared reads the files the adapter implements whole (for fairvec run: the
+    hello comes after the selection)."""
     works: list[Work] = []
     variants: dict[str, list[str]] = {}
     globs = options.algorithms
@@ -43,23 +49,34 @@ def select(
     tags = set(options.tags)
     excluded = set(options.excluded_tags)
     files = load_vector_files(
-        options.root, lambda name: not globs or _matches_any(name, globs), freeze=freeze
+        options.root,
+        lambda name: not globs or _matches_any(name, globs),
+        freeze=freeze,
+        skeletal=skeletal,
     )
     for vector_file in files:
         schema = vector_file.output_schema
         algorithm = vector_file.algorithm
         variants[algorithm] = vector_file.variants
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
-            works += [Work(vector, algorithm, schema) for vector in vector_file.vectors]
+            works += [Work(vector, algorithm, schema) for vector in vector_file.chosen_by]
             continue
         works += [
             Work(vector, algorithm, schema)
-            for vector in vector_file.vectors
+            for vector in vector_file.chosen_by
             if wanted(vector, keywords, tags, excluded)
         ]
     if not works and not none_ok:
         raise nothing_selected(options.root, options.algorithms)
     return Selection(files, works, variants)
+
+
+def fill_declared(selection: Selection, declared: dict[str, list[str]]) -> None:
+    """Read whole the selected files of the algorithms a hello declares: the only vectors
+    sent (the others are skipped by id and variant, which their skeletons hold)."""
+    for vector_file in selection.files:
+        if vector_file.algorithm in declared:
+            vector_file.fill()
 
 
 def wanted(

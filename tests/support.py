@@ -23,7 +23,7 @@ FAIRVEC = os.environ.get("FAIRVEC_UNDER_TEST") or (
 )
 # Whether that command exists: the package can be importable (a checkout on PYTHONPATH, an
 # install without its scripts) with no `fairvec` command; the tests then run
-# `python -m fairvec`, which is the same entry point (fairvec/__main__.py calls cli.main).
+# `python -m fairvec`, which is the same entry point (fairvec/__main__.py calls cli.entry).
 FAIRVEC_FOUND = shutil.which(FAIRVEC) is not None
 FAIRVEC_COMMAND: list[str] = [FAIRVEC] if FAIRVEC_FOUND else [sys.executable, "-m", "fairvec"]
 # For a test that needs the command itself as one word (a shell script run with $FAIRVEC).

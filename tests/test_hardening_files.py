@@ -134,6 +134,17 @@ def test_run_refuses_a_vector_file_that_is_not_a_small_regular_file(
     one_line_exit_2(run_move(vectors), str(vectors / MOVE), SAYS[kind])
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_run_refuses_an_unselected_vector_file_that_is_not_a_small_regular_file(
+    vectors: Path, kind: str
+) -> None:
+    """Read for the suite's digest on another thread, during the run: its error is still
+    the run's one line (and the FIFO never hangs it)."""
+    unselected = vectors / "battle" / "ticket.json"
+    replace(unselected, kind)
+    one_line_exit_2(run_move(vectors), str(unselected), SAYS[kind])
+
+
 @pytest.mark.parametrize("check", [False, True], ids=["generate", "check"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_generate_refuses_a_vector_file_that_is_not_a_small_regular_file(

@@ -4,6 +4,8 @@ runner's fast path for common responses must agree with the schema on every mess
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import jsonschema
@@ -60,6 +62,14 @@ def test_the_runner_accepts_a_response_exactly_when_the_schema_does(message: Any
     assert (parsed.problem is None) == schema_accepts(message, "response")
 
 
+PLAIN_HELLO = {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": {}}
+# the optional hello fields the runner checks without jsonschema, each with values either side
+CLAIM_VALUES: dict[str, list[Any]] = {
+    "lone_surrogates": ["escaped", "marked", "raw", "", None, ["marked"], 1, True],
+    "accumulate": [True, False, 1, 0, "true", None, [True]],
+}
+
+
 @pytest.mark.parametrize(
     "message",
     [
@@ -70,6 +80,7 @@ def test_the_runner_accepts_a_response_exactly_when_the_schema_does(message: Any
         {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": []},
         {"type": "hello", "protocol": 1, "name": "n", "version": "1"},
         {"type": "hello", "protocol": 1, "name": "n", "version": "1", "algorithms": {"a": []}},
+        *({**PLAIN_HELLO, key: value} for key, values in CLAIM_VALUES.items() for value in values),
     ],
     ids=json.dumps,
 )
@@ -124,3 +135,32 @@ def test_the_hello_bounds_are_the_schemas(algorithms: int, variants: int) -> Non
 def test_a_schema_message_never_quotes_a_whole_output(message: Any) -> None:
     problem = parse_response(json.dumps(message).encode()).problem
     assert problem is not None and len(problem) < 1000
+
+
+@pytest.mark.parametrize(
+    ("claims", "loads_jsonschema"),
+    [
+        ({"lone_surrogates": "marked", "accumulate": True}, False),  # the C and Node adapters'
+        ({"accumulate": False, "lone_surrogates": "escaped"}, False),
+        ({"pins": {"*": {"salt": "s"}}}, True),  # a pin's shape: the schema checks it
+        ({"accumulate": "yes"}, True),  # refused, by the schema's message
+    ],
+)
+def test_a_plain_hello_is_read_without_importing_jsonschema(
+    claims: dict[str, Any], loads_jsonschema: bool
+) -> None:
+    """jsonschema's import is a tenth of a second before the first request (issue 20)."""
+    hello = json.dumps({**PLAIN_HELLO, "algorithms": {"a.b": []}, **claims})
+    program = (
+        "import sys\n"
+        "from fairvec.runner.protocol import parse_hello\n"
+        "try:\n"
+        f"    parse_hello({hello.encode()!r})\n"
+        "except ValueError:\n"
+        "    pass\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == str(loads_jsonschema)

@@ -149,6 +149,40 @@ def test_a_reader_that_leaves_is_not_an_internal_error() -> None:
     assert child.stderr.read() == b""
 
 
+ENTRY = (
+    "import atexit, sys\n"
+    "from fairvec import cli\n"
+    "atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+    "def last_words(_arguments):\n"
+    "    sys.stdout.write('y' * 100_000 + 'end')  # buffered: only a flush writes it\n"
+    "    return int(sys.argv[1])\n"
+    "cli._run_generate = last_words\n"
+    "sys.argv[1:] = ['generate']\n"
+    "cli.entry()\n"
+)
+
+
+@pytest.mark.parametrize("status", [0, 1, 2])
+def test_the_command_flushes_everything_then_skips_the_teardown(status: int) -> None:
+    """cli.entry (the console script and python -m fairvec): main's status, every byte
+    written, and no interpreter teardown (an atexit handler never runs)."""
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY.replace("sys.argv[1]", str(status))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == status
+    assert done.stdout == "y" * 100_000 + "end"
+    assert "teardown ran" not in done.stderr
+
+
+def test_the_console_script_is_the_entry() -> None:
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'fairvec = "fairvec.cli:entry"' in text
+    assert "entry()" in (REPO / "fairvec" / "__main__.py").read_text(encoding="utf-8")
+
+
 def report_of(tmp_path: Path, *arguments: str) -> tuple[Any, dict[str, Any]]:
     """fairvec run with a JSON report; ``arguments`` end with the adapter (-- ...)."""
     path = tmp_path / "report.json"

@@ -1,0 +1,122 @@
+"""Where the time of one ``fairvec run`` goes, phase by phase; prints, never asserts.
+
+    python benchmarks/run_phases.py [--repeats 5] -- RUN-ARGUMENTS... -- ADAPTER...
+    python benchmarks/run_phases.py -- --tier none --bundled node
+    python benchmarks/run_phases.py -- --tier none -- benchmarks/c_adapter/adapter
+
+Runs ``fairvec run RUN-ARGUMENTS`` in a child interpreter that wraps a few of the
+runner's functions to note the wall clock as each phase ends (the functions run as ever),
+and prints the median of --repeats runs of each phase:
+
+  start      the interpreter, up to this script's first line (site, the venv)
+  imports    fairvec's command line and the runner's modules
+  load       reading, hashing and choosing the vector files (select: skeletal where cached)
+  hello      the adapter's start, up to its hello (it was spawned before the load)
+  fill       the files of the algorithms the hello declares, read whole
+  claims     pins, partial outputs and fresh vectors (runner/claims.py)
+  vectors    Session.run: every request sent, answered and judged, the rest skipped
+  accumulated  the accumulated vectors (runner/accumulated_run.py)
+  digests    the suite's and the run's digests (cached: a lookup)
+  reports    writing the reports
+  exit       the rest: main's return to the process's end
+
+The run's first run is untimed (so the caches are warm, as in use). The wrapping costs a
+few microseconds a phase, not a vector.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r"""
+import json, os, sys, time
+marks = [("start", time.time())]
+def mark(name):
+    marks.append((name, time.time()))
+
+import fairvec.cli as cli
+import fairvec.runner.accumulated_run as accumulated_run
+import fairvec.runner.run as run
+import fairvec.runner.session as session
+mark("imports")
+
+def after(module, name, phase):
+    function = getattr(module, name)
+    def wrapped(*args, **kwargs):
+        result = function(*args, **kwargs)
+        mark(phase)
+        return result
+    setattr(module, name, wrapped)
+
+after(run, "select", "load")
+after(run, "_start_session", "hello")
+after(run, "_fill_declared", "fill")
+after(run, "_claimed", "claims")
+after(session.Session, "run", "vectors")
+after(session.ParallelSession, "run", "vectors")
+after(accumulated_run, "run_for_run", "accumulated")
+after(run, "digests", "digests")
+after(run, "write_reports", "reports")
+try:
+    status = cli.main(sys.argv[2:])
+finally:
+    with open(sys.argv[1], "w") as out:
+        json.dump(marks, out)
+sys.stdout.flush()
+os._exit(status)
+"""
+
+PHASES = (
+    "start", "imports", "load", "hello", "fill", "claims", "vectors", "accumulated",
+    "digests", "reports", "exit",
+)  # fmt: skip
+
+
+def one_run(arguments: list[str], marks: Path, child: Path) -> dict[str, float]:
+    """Each phase's seconds in one run (a phase met twice, as vectors with -j, adds up)."""
+    started = time.time()
+    subprocess.run(
+        [sys.executable, str(child), str(marks), "run", "--no-progress", *arguments],
+        capture_output=True,
+        check=False,
+    )
+    ended = time.time()
+    seconds = dict.fromkeys(PHASES, 0.0)
+    previous = started
+    for name, at in json.loads(marks.read_text()):
+        seconds[name] += at - previous
+        previous = at
+    seconds["exit"] = ended - previous
+    seconds["total"] = ended - started
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Where the time of one fairvec run goes.")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("run", nargs=argparse.REMAINDER, help="-- RUN-ARGUMENTS -- ADAPTER")
+    options = parser.parse_args()
+    arguments = options.run[1:] if options.run[:1] == ["--"] else options.run
+    if not arguments or options.repeats < 1:
+        parser.error("give --repeats 1 or more, then -- RUN-ARGUMENTS (-- ADAPTER or --bundled)")
+    with tempfile.TemporaryDirectory() as name:
+        child, marks = Path(name) / "child.py", Path(name) / "marks.json"
+        child.write_text(CHILD, encoding="utf-8")
+        one_run(arguments, marks, child)  # untimed: the caches warm
+        runs = [one_run(arguments, marks, child) for _ in range(options.repeats)]
+    print(f"fairvec run {' '.join(arguments)}: median of {options.repeats} runs (ms)")
+    for phase in (*PHASES, "total"):
+        values = [run[phase] * 1000 for run in runs]
+        shown = " ".join(f"{value:.0f}" for value in values)
+        print(f"  {phase:<12}{statistics.median(values):8.1f}   ({shown})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Skeletal loading (issue 20): ``fairvec run`` chooses its vectors from each file's cached
+index (id, variant, tags) and reads whole only the files of the algorithms the adapter's
+hello declares. A run must end exactly as a run that read everything whole, and the index,
+being a cache, is never trusted beyond what the file itself says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import MISBEHAVING, fairvec
+
+from fairvec.vectorfiles import (
+    SCHEMA_NAME,
+    default_vectors_root,
+    index_path,
+    load_vector_files,
+)
+
+VECTORS = default_vectors_root()
+FAMILIES = ("battle", "nardy")
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("FAIRVEC_CACHE_DIR", str(folder))
+    monkeypatch.delenv("FAIRVEC_NO_CACHE", raising=False)
+    return folder
+
+
+@pytest.fixture
+def vectors(tmp_path: Path) -> Path:
+    """Two families' vector files, free to edit."""
+    root = tmp_path / "vectors"
+    root.mkdir()
+    shutil.copy(VECTORS / SCHEMA_NAME, root)
+    for family in FAMILIES:
+        shutil.copytree(VECTORS / family, root / family)
+    return root
+
+
+def test_a_second_load_is_skeletal_and_fills_into_the_same_dicts(vectors: Path) -> None:
+    whole = {f.algorithm: f.vectors for f in load_vector_files(vectors)}
+    first = load_vector_files(vectors, skeletal=True)  # a cold cache: whole, and indexed
+    assert all(not f.unread for f in first)
+    second = load_vector_files(vectors, skeletal=True)
+    assert second and all(f.unread for f in second)
+    for vector_file in second:
+        held = list(vector_file.chosen_by)  # what a selection's works hold
+        assert all(set(vector) == {"id", "variant", "tags"} for vector in held)
+        assert vector_file.vectors == whole[vector_file.algorithm]  # filled on first use
+        assert all(a is b for a, b in zip(held, vector_file.vectors, strict=True))
+        assert not vector_file.unread
+
+
+def test_without_the_cache_every_file_is_read_whole(
+    vectors: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    load_vector_files(vectors, skeletal=True)
+    assert all(not f.unread for f in load_vector_files(vectors, skeletal=True))
+
+
+def _index_of(vectors: Path, relative: str) -> Path:
+    loaded = load_vector_files(vectors, lambda name: name == relative, skeletal=True)
+    path = index_path(loaded[0].sha256)
+    assert path is not None and path.is_file()
+    return path
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"{not json",
+        b"[]",
+        b'{"ids": ["a"], "variants": [null], "tags": [0], "tag_lists": []}',  # out of range
+        b'{"ids": [1], "variants": [null], "tags": [0], "tag_lists": [[]]}',
+        b'{"ids": ["a"], "variants": [null, null], "tags": [0], "tag_lists": [[]]}',
+        b'{"ids": ["a"], "variants": [null], "tags": [0], "tag_lists": [[1]]}',
+    ],
+)
+def test_a_malformed_index_is_a_miss(vectors: Path, content: bytes) -> None:
+    index = _index_of(vectors, "battle.move")
+    index.write_bytes(content)
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert not loaded.unread  # read whole, as without a cache
+
+
+def test_an_index_that_is_a_fifo_is_a_miss_not_a_hang(vectors: Path) -> None:
+    index = _index_of(vectors, "battle.move")
+    index.unlink()
+    os.mkfifo(index)
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert not loaded.unread
+
+
+def _tamper(index: Path, change: str) -> None:
+    value = json.loads(index.read_text())
+    if change == "id":
+        value["ids"][3] = value["ids"][3] + "-renamed"
+    elif change == "tags":
+        value["tag_lists"].append(["invented"])
+        value["tags"][0] = len(value["tag_lists"]) - 1
+    else:  # one vector fewer
+        for column in ("ids", "variants", "tags"):
+            value[column].pop()
+    index.write_text(json.dumps(value))
+
+
+@pytest.mark.parametrize("change", ["id", "tags", "count"])
+def test_an_index_that_disagrees_with_its_file_stops_the_run_in_one_line(
+    vectors: Path, change: str
+) -> None:
+    _tamper(_index_of(vectors, "battle.move"), change)
+    done = fairvec(
+        "run", "--vectors", vectors, "--tier", "none", "--algorithm", "battle.move",
+        "--bundled", "python",
+    )  # fmt: skip
+    assert done.status == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "move.json" in lines[0] and "does not match the file" in lines[0], lines[0]
+    assert "FAIRVEC_NO_CACHE=1" in lines[0]
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """A JSON report without what differs between any two runs (times, host)."""
+    results = [{k: v for k, v in r.items() if k != "seconds"} for r in report["results"]]
+    kept = {k: report[k] for k in ("vectors_digest", "summary", "success", "attestation")}
+    kept["attestation"] = {k: v for k, v in kept["attestation"].items() if k != "runner"}
+    return {**kept, "results": results}
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [[], ["-k", "1"], ["--tag", "invalid"], ["--exclude-tag", "invalid"]],
+    ids=["all", "keyword", "tag", "excluded-tag"],
+)
+def test_a_warm_run_reports_exactly_what_a_cold_one_does(
+    vectors: Path, tmp_path: Path, selection: list[str]
+) -> None:
+    """An adapter of one algorithm over two families: the others skipped from skeletons."""
+    declared = json.dumps({"battle.move": [], "nardy.cuts": []})
+    adapter = ["--", "python3", str(MISBEHAVING), "--algorithms", declared]
+    reports = []
+    for run in ("cold", "warm"):
+        report = tmp_path / f"{run}.json"
+        done = fairvec(
+            "run", "--vectors", vectors, "--tier", "none", *selection, "--json", report,
+            *adapter,
+        )  # fmt: skip
+        assert done.status in (0, 1), done.stdout + done.stderr
+        reports.append(_comparable(json.loads(report.read_text())))
+    assert reports[0] == reports[1]
+    skipped = [r for r in reports[1]["results"] if r["status"] == "skip"]
+    assert skipped and {r["skip_reason"] for r in skipped} == {"algorithm-not-declared"}
