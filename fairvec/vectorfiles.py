@@ -408,8 +408,11 @@ def _is_index(value: Any) -> bool:
 def _save_index(key: str, vectors: list[Vector]) -> None:
     """Best effort, as the other caches."""
     path = index_path(key)
-    if path is None or path.exists():
+    if path is None:
         return
+    with contextlib.suppress(OSError):  # a folder it may not look into: as unwritable
+        if path.exists():
+            return
     tag_lists: dict[tuple[str, ...], int] = {}
     tags = [tag_lists.setdefault(tuple(vector["tags"]), len(tag_lists)) for vector in vectors]
     index = {

@@ -161,3 +161,17 @@ def test_a_warm_run_reports_exactly_what_a_cold_one_does(
     assert reports[0] == reports[1]
     skipped = [r for r in reports[1]["results"] if r["status"] == "skip"]
     assert skipped and {r["skip_reason"] for r in skipped} == {"algorithm-not-declared"}
+
+
+def test_an_index_folder_it_may_not_look_into_is_no_error(
+    vectors: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for the other caches: a run as a user whose cache folder is not searchable (root
+    is never refused, so the refusal is simulated) reads every file whole, and goes on."""
+
+    def refused(_path: Path) -> bool:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "exists", refused)
+    loaded = load_vector_files(vectors, skeletal=True)
+    assert loaded and all(not f.unread for f in loaded)
