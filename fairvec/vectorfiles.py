@@ -104,11 +104,15 @@ class VectorFile:
             return
         raw, how = self.unread[0]
         with _collector_paused():
-            whole: list[Vector] = _known_loads(raw, how)["vectors"]
-            skeletons = self.data["vectors"]
-            if len(whole) != len(skeletons) or any(
-                _skeleton(vector) != skeleton
-                for vector, skeleton in zip(whole, skeletons, strict=False)
+            data: VectorFileData = _known_loads(raw, how)
+            whole, skeletons = data["vectors"], self.data["vectors"]
+            if (
+                len(whole) != len(skeletons)
+                or _without_vectors(data) != _without_vectors(self.data)
+                or any(
+                    _skeleton(vector) != skeleton
+                    for vector, skeleton in zip(whole, skeletons, strict=False)
+                )
             ):
                 raise FairvecError(
                     f"{self.path}: the cached index {index_path(self.sha256)} does not match "
@@ -305,8 +309,8 @@ def _load_one(
     loaded = _skeletal(path, raw, key, how) if skeletal and how is not None else None
     if loaded is None:
         loaded = VectorFile(path, _whole(path, raw, key, how, known), key)
-        if skeletal:  # the next run loads it skeletal
-            _save_index(key, loaded.vectors)
+        if skeletal and _header(raw) == _without_vectors(loaded.data):
+            _save_index(key, loaded.vectors)  # the next run loads it skeletal
     data = loaded.data
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
         raise FairvecError(
@@ -349,17 +353,37 @@ def _skeleton(vector: Vector) -> Vector:
 
 def _skeletal(path: Path, raw: bytes, key: str, how: str) -> VectorFile | None:
     """The file (valid: the validation cache says so) with skeletal vectors, its header
-    read alone; None when its layout is not the generator's or its index is not cached."""
-    opening = raw.find(_VECTORS_OPEN)
-    if opening < 0 or not raw.endswith(_VECTORS_CLOSE):
-        return None
+    read alone; None when its index is not cached or its header cannot be read alone. An
+    index is saved only for a file whose header, read alone, is the whole file but its
+    vectors (the generator's layout: "vectors" last, nothing like it before), so the header
+    read here is, unless the cache was tampered with, all of the file but the vectors;
+    fill() checks that too."""
     skeletons = _read_index(key)
     if skeletons is None:
         return None
-    head = raw[:opening] + b"}"
-    header = json.loads(head) if how == _PLAIN or b"\\ud" in head else trusted_loads(head)
+    header = _header(raw)
+    if header is None:
+        return None
     header["vectors"] = skeletons
-    return VectorFile(path, header, key, [(raw, how)])
+    return VectorFile(path, cast("VectorFileData", header), key, [(raw, how)])
+
+
+def _header(raw: bytes) -> dict[str, Any] | None:
+    """A file in the generator's layout, read up to its vectors: the other keys and their
+    values; None for any other layout (or bytes that do not parse so)."""
+    opening = raw.find(_VECTORS_OPEN)
+    if opening < 0 or not raw.endswith(_VECTORS_CLOSE):
+        return None
+    head = raw[:opening] + b"}"
+    try:
+        value = json.loads(head) if b"\\ud" in head else trusted_loads(head)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _without_vectors(data: VectorFileData | dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "vectors"}
 
 
 def _read_index(key: str) -> list[Vector] | None:
@@ -406,13 +430,11 @@ def _is_index(value: Any) -> bool:
 
 
 def _save_index(key: str, vectors: list[Vector]) -> None:
-    """Best effort, as the other caches."""
+    """Best effort, as the other caches; over an index that was not read (missing, not a
+    regular file, malformed), so a broken one is repaired by the next run."""
     path = index_path(key)
     if path is None:
         return
-    with contextlib.suppress(OSError):  # a folder it may not look into: as unwritable
-        if path.exists():
-            return
     tag_lists: dict[tuple[str, ...], int] = {}
     tags = [tag_lists.setdefault(tuple(vector["tags"]), len(tag_lists)) for vector in vectors]
     index = {

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support import MISBEHAVING, fairvec
 
+from fairvec.errors import FairvecError
 from fairvec.vectorfiles import (
     SCHEMA_NAME,
     default_vectors_root,
@@ -163,15 +164,103 @@ def test_a_warm_run_reports_exactly_what_a_cold_one_does(
     assert skipped and {r["skip_reason"] for r in skipped} == {"algorithm-not-declared"}
 
 
-def test_an_index_folder_it_may_not_look_into_is_no_error(
+def test_an_index_that_cannot_be_written_is_no_error(
     vectors: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As for the other caches: a run as a user whose cache folder is not searchable (root
-    is never refused, so the refusal is simulated) reads every file whole, and goes on."""
+    """As for the other caches (root is never refused, so the refusal is simulated)."""
 
-    def refused(_path: Path) -> bool:
+    def refused(*_args: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "exists", refused)
+    monkeypatch.setattr(os, "replace", refused)
     loaded = load_vector_files(vectors, skeletal=True)
-    assert loaded and all(not f.unread for f in loaded)
+    assert loaded and all(not f.unread for f in load_vector_files(vectors, skeletal=True))
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json"])
+def test_a_broken_index_is_written_anew(vectors: Path, content: bytes) -> None:
+    index = _index_of(vectors, "battle.move")
+    index.write_bytes(content)
+    load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)  # a miss
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert loaded.unread  # repaired: skeletal again
+
+
+def _moved_after_vectors(text: str, key: str) -> str:
+    """The file with ``key`` (a list) moved after "vectors": valid, not the generator's layout."""
+    start = text.index(f'\n  "{key}": [\n')
+    end = text.index("\n  ],\n", start) + len("\n  ],")
+    block = text[start:end]
+    text = text[:start] + text[end:]
+    return text[: -len("\n}\n")] + "," + block.rstrip(",") + "\n}\n"
+
+
+# Valid vector files laid out otherwise than the generator does (found by a hostile trial:
+# each was read wrongly, or was an internal error, once its index was cached).
+LAYOUTS = {
+    "accumulated-after-vectors": (
+        "battle/attack.json",
+        lambda t: _moved_after_vectors(t, "accumulated"),
+    ),
+    "variants-after-vectors": (
+        "bustabit/previous_hash.json",
+        lambda t: _moved_after_vectors(t, "variants"),
+    ),
+    "the-marker-nested-in-the-header": (
+        "battle/move.json",
+        lambda t: t.replace(
+            '"input_schema": {\n    "type": "object",',
+            '"input_schema": {\n    "type": "object",\n  "vectors": [\n1\n],',
+            1,
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_file_laid_out_otherwise_is_never_skeletal(
+    vectors: Path, tmp_path: Path, layout: str
+) -> None:
+    relative, change = LAYOUTS[layout]
+    target = vectors / relative
+    target.parent.mkdir(exist_ok=True)
+    before = (VECTORS / relative).read_text(encoding="utf-8")
+    target.write_text(change(before), encoding="utf-8")
+    assert target.read_text(encoding="utf-8") != before
+    algorithm = relative.removesuffix(".json").replace("/", ".")
+    for _ in range(2):  # cold, then warm
+        (loaded,) = load_vector_files(vectors, lambda name: name == algorithm, skeletal=True)
+        assert not loaded.unread
+    declared = json.dumps({algorithm: loaded.variants})
+    adapter = ["--", "python3", str(MISBEHAVING), "--algorithms", declared]
+    reports = []
+    for run in ("cold", "warm"):
+        report = tmp_path / f"{run}.json"
+        done = fairvec("run", "--vectors", vectors, "--algorithm", algorithm, "--json", report,
+                       *adapter)  # fmt: skip
+        assert done.status in (0, 1), done.stdout + done.stderr
+        reports.append(_comparable(json.loads(report.read_text())))
+    assert reports[0] == reports[1]
+
+
+def test_a_header_unlike_the_files_is_found_when_the_file_is_read_whole(vectors: Path) -> None:
+    """An index cached for bytes whose header, read alone, is not the file (only a
+    tampered cache does that): found when the file is read whole."""
+    relative, change = LAYOUTS["accumulated-after-vectors"]
+    target = vectors / relative
+    target.write_text(change(target.read_text(encoding="utf-8")), encoding="utf-8")
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.attack")
+    index = index_path(loaded.sha256)
+    assert index is not None
+    index.parent.mkdir(parents=True, exist_ok=True)
+    vectors_of = loaded.vectors
+    index.write_text(json.dumps({
+        "ids": [v["id"] for v in vectors_of],
+        "variants": [v["variant"] for v in vectors_of],
+        "tags": list(range(len(vectors_of))),
+        "tag_lists": [v["tags"] for v in vectors_of],
+    }))  # fmt: skip
+    (skeletal,) = load_vector_files(vectors, lambda name: name == "battle.attack", skeletal=True)
+    assert skeletal.unread and "accumulated" not in skeletal.data
+    with pytest.raises(FairvecError, match="does not match the file; delete it"):
+        skeletal.fill()
