@@ -10,6 +10,8 @@ stdout went away, as in `fairvec ... | head`).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import os
 import signal
 import sys
@@ -47,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_SIGNAL_BASE + signal.SIGPIPE
     except OSError as error:
+        if error.filename is None and error.errno in OUTPUT_FULL:
+            return _output_refused(error)
         if error.filename is None:
             return _internal_error(error)
         # A path the user gave (or one derived from it) that the system refuses: a name too
@@ -70,7 +74,25 @@ def entry() -> NoReturn:
         sys.stderr.flush()
     except BrokenPipeError:  # the reader left before the last of the output
         status = EXIT_SIGNAL_BASE + signal.SIGPIPE
+    except OSError as error:  # stdout is a full disk, /dev/full, a failing device
+        status = _output_refused(error)
     os._exit(status)
+
+
+# A write fairvec's own output cannot make: nothing to report as a bug, nothing to retry.
+OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _output_refused(error: OSError) -> int:
+    """The output could not be written (stdout, which has no file name): one line, exit 2."""
+    with contextlib.suppress(OSError):
+        print(
+            f"fairvec: error: cannot write the output: {error.strerror} (free some space, or "
+            "send it elsewhere)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return EXIT_USAGE
 
 
 def _internal_error(error: Exception) -> int:

@@ -5,6 +5,7 @@ run that checks nothing does not pass silently."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIRE, REPO, THREE, fairvec, misbehaving
+from support import FAIRVEC_COMMAND, FIRE, REPO, THREE, fairvec, misbehaving
 
 from fairvec import cli
 from fairvec.errors import FairvecError
@@ -175,6 +176,36 @@ def test_the_command_flushes_everything_then_skips_the_teardown(status: int) -> 
     assert done.returncode == status
     assert done.stdout == "y" * 100_000 + "end"
     assert "teardown ran" not in done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", *THREE, "--tier", "none", "--bundled", "python"],
+        ["stream", "casino.bytes", "--count", "100000"],
+    ],
+    ids=["run", "stream"],
+)
+def test_output_to_a_full_disk_is_one_line(command: list[str], buffered: bool) -> None:
+    """stdout on a full disk (/dev/full): the write fails inside the command (unbuffered)
+    or at the last flush (buffered); either way one line and exit 2, not a traceback."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        environment["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*FAIRVEC_COMMAND, *command],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            timeout=120,
+        )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and "cannot write the output: No space left" in lines[0], lines
 
 
 def test_the_console_script_is_the_entry() -> None:
