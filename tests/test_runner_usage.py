@@ -164,9 +164,10 @@ ENTRY = (
 
 
 @pytest.mark.parametrize("status", [0, 1, 2])
-def test_the_command_flushes_everything_then_skips_the_teardown(status: int) -> None:
+def test_the_command_flushes_everything_and_runs_the_exit_handlers(status: int) -> None:
     """cli.entry (the console script and python -m fairvec): main's status, every byte
-    written, and no interpreter teardown (an atexit handler never runs)."""
+    written, and the atexit handlers run once (matplotlib removes a temporary folder in
+    one), though the rest of the interpreter's teardown is skipped."""
     done = subprocess.run(
         [sys.executable, "-c", ENTRY.replace("sys.argv[1]", str(status))],
         capture_output=True,
@@ -175,7 +176,7 @@ def test_the_command_flushes_everything_then_skips_the_teardown(status: int) -> 
     )
     assert done.returncode == status
     assert done.stdout == "y" * 100_000 + "end"
-    assert "teardown ran" not in done.stderr
+    assert done.stderr.count("teardown ran") == 1
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
