@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from fairvec import __version__
-from fairvec.errors import FairvecError, Interrupted
+from fairvec.errors import FairvecError, Interrupted, stopping_signals_raise
 
 if TYPE_CHECKING:
     from fairvec.data_model import Expected, Vector
@@ -35,7 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser(_command_named(words))
     arguments = parser.parse_args(words)
     try:
-        status: int = arguments.handler(arguments)
+        with stopping_signals_raise():  # SIGTERM, SIGHUP: cleaned up as on Ctrl-C
+            status: int = arguments.handler(arguments)
     except FairvecError as error:
         print(f"fairvec: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -10,17 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
-from fairvec.errors import FairvecError, Interrupted
+from fairvec.errors import FairvecError, stopping_signals_raise
 from fairvec.runner import accumulated_run
 from fairvec.runner.claims import (
     PINNED_TAG,
@@ -93,7 +91,7 @@ def run(options: RunOptions) -> int:
             )
         become_subreaper()  # so a descendant that escapes the adapter's group is still ours
         # SIGTERM and SIGHUP stop the run as Ctrl-C does, up to the last report written.
-        with _signals_stop_the_run():
+        with stopping_signals_raise():
             return _run_and_report(options, release, known)
 
 
@@ -352,23 +350,6 @@ def _start_session(
         raise FairvecError(f"adapter {' '.join(command)}: {error}") from None
     except RunnerResourceError as error:
         raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
-
-
-@contextmanager
-def _signals_stop_the_run() -> Iterator[None]:
-    """SIGTERM and SIGHUP end the run like Ctrl-C does: the adapter and everything it
-    started are killed on the way out (Session.close), then fairvec exits 128 + N."""
-
-    def stop(number: int, _frame: FrameType | None) -> None:
-        raise Interrupted(number, signal.Signals(number).name)
-
-    wanted = (signal.SIGTERM, signal.SIGHUP)
-    previous = {number: signal.signal(number, stop) for number in wanted}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 def _progress_wanted(asked: bool) -> bool:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import struct
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -190,3 +192,25 @@ def test_dieharder_reads_the_stream_as_the_casino_document_ran_it(tmp_path: Path
         print(f"  {name}: " + ", ".join(f"p = {p} {verdict}" for p, verdict in rows))
     verdicts = {verdict for rows in found.values() for _, verdict in rows}
     assert verdicts <= {"PASSED", "WEAK"}, found
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_stream_stopped_by_a_signal_leaves_nothing(tmp_path: Path, stop: int) -> None:
+    """SIGTERM or SIGHUP mid-write ends it as Ctrl-C does: one line, 128 + N, and neither
+    the file nor its temporary twin (every command, not only run, turns them into an
+    exception that the writing's cleanup sees)."""
+    out = tmp_path / "big.bin"
+    child = subprocess.Popen(
+        [*fairvec_command(), "stream", "casino.bytes", "--count", "4000000000", "--output",
+         str(out)],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".big.bin.*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(tmp_path.glob(".big.bin.*")), "the stream never started writing"
+    child.send_signal(stop)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 128 + stop
+    assert stderr.strip() == f"fairvec: stopped by {signal.Signals(stop).name}"
+    assert list(tmp_path.iterdir()) == []
