@@ -165,7 +165,10 @@ def _run_locate(arguments: argparse.Namespace) -> int:
     # the runner's streaming half: only `locate` needs it
     from fairvec.runner import accumulated_run as streaming
     from fairvec.runner.arguments import adapter_command
+    from fairvec.runner.process import become_subreaper
     from fairvec.vectorfiles import default_vectors_root
+
+    become_subreaper()  # as run: a descendant that escapes the adapter's group is ours
 
     command = adapter_command(arguments)
     root = arguments.vectors or default_vectors_root()

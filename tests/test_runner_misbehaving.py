@@ -203,6 +203,19 @@ def test_a_hung_adapters_escaped_grandchild_is_killed_too(tmp_path: Path) -> Non
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_fuzz_leaves_no_escaped_grandchild_running(tmp_path: Path) -> None:
+    """fuzz drives adapters as run does, and as run it adopts what escapes their group."""
+    pids = tmp_path / "pids"
+    done = fairvec(
+        "fuzz", "--algorithm", "battle.move", "--count", "10", "--seed", "1",
+        *misbehaving("--pids", str(pids), "escape-at-start"),
+    )  # fmt: skip
+    assert done.status == 0, done.stdout + done.stderr
+    found = recorded(pids, 3)  # the adapter, its child, its setsid child
+    assert not [pid for pid in found if alive(pid)]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_to_fairvec_leaves_nothing_running(
     tmp_path: Path, sent: signal.Signals, status: int

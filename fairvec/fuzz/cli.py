@@ -131,5 +131,7 @@ def _seed(text: str) -> int:
 
 def _fuzz(arguments: argparse.Namespace) -> int:
     from fairvec.fuzz.command import fuzz_command  # imports the reference
+    from fairvec.runner.process import become_subreaper
 
+    become_subreaper()  # as run: a descendant that escapes the adapter's group is ours
     return fuzz_command(arguments)

@@ -20,6 +20,7 @@ move-text (the output's "move" is --move TEXT), huge-move (the output's "move" i
 letters), say-crash (writes --say TEXT on stderr, then exits 1).
 
 Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
+escape-at-start (starts a child and a setsid'd child, records their pids, goes on),
 crash-after-restart (crashes on every start after the first, via a marker file given as
 the next word).
 
@@ -93,6 +94,8 @@ def start_up(startup: str, words: list[str]) -> None:
     if startup == "bad-hello":
         emit({"type": "hi"})
         time.sleep(60)
+    if startup == "escape-at-start":  # a child and a setsid'd child left running, then on
+        start_grandchildren(GIVEN.get("pids"), hang=False)
     if startup == "crash-after-restart":
         marker = Path(words[1])
         if marker.exists():
@@ -122,13 +125,14 @@ def hello(algorithms: str | None, many: int = 0) -> dict[str, Any]:
             "version": GIVEN.get("version", "0"), "algorithms": listed}  # fmt: skip
 
 
-def start_grandchildren(pids: str | None) -> None:
+def start_grandchildren(pids: str | None, *, hang: bool = True) -> None:
     sleeper = [sys.executable, "-c", "import time; time.sleep(300)"]
     child = subprocess.Popen(sleeper)
     escaped = subprocess.Popen(sleeper, start_new_session=True)  # leaves our process group
     record_pid(pids, child.pid)
     record_pid(pids, escaped.pid)
-    time.sleep(300)
+    if hang:
+        time.sleep(300)
 
 
 def misbehave(mode: str, request: dict[str, Any], pids: str | None) -> bool:
