@@ -50,14 +50,6 @@ SOURCE = HERE / "c_adapter" / "adapter.c"
 ADAPTER = HERE / "c_adapter" / "adapter"
 CFLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-pedantic"]
 LIBS = ["-lcrypto", "-lcjson", "-lm"]
-# what the adapter implements (its hello): algorithm -> vector file under the vector folder
-ALGORITHMS = {
-    "stake.bytes": "stake/bytes.json",
-    "stake.floats": "stake/floats.json",
-    "stake.dice": "stake/dice.json",
-    "bustabit.previous_hash": "bustabit/previous_hash.json",
-    "bustabit.crash_v2": "bustabit/crash_v2.json",
-}
 MARK = "\uffff"
 TARGETS = {"fixed": 2.0, "full": 1.2, "first": 0.2}
 
@@ -96,6 +88,18 @@ def build(output: Path = ADAPTER) -> str | None:
     return None
 
 
+def implemented(adapter: Path = ADAPTER) -> dict[str, str]:
+    """What the adapter's hello says it implements: algorithm -> its vector file under the
+    vector folder (read from the hello, so the adapter can grow without this script)."""
+    done = subprocess.run([str(adapter)], input=b"", capture_output=True, check=True, timeout=30)
+    hello = json.loads(done.stdout.splitlines()[0])
+    return {name: file_of(name) for name in hello["algorithms"]}
+
+
+def file_of(algorithm: str) -> str:
+    return algorithm.replace(".", "/", 1) + ".json"
+
+
 def vector_folder() -> Path:
     import fairvec
 
@@ -117,9 +121,9 @@ def marked(value: Any) -> Any:
     return value
 
 
-def fixed_requests(folder: Path) -> list[bytes]:
+def fixed_requests(folder: Path, algorithms: dict[str, str]) -> list[bytes]:
     lines = []
-    for algorithm, file in ALGORITHMS.items():
+    for algorithm, file in algorithms.items():
         data = json.loads((folder / file).read_text(encoding="utf-8"))
         for vector in data["vectors"]:
             request = {
@@ -132,10 +136,12 @@ def fixed_requests(folder: Path) -> list[bytes]:
     return lines
 
 
-def accumulate_requests(folder: Path, tier: str) -> list[tuple[dict[str, Any], bytes]]:
+def accumulate_requests(
+    folder: Path, tier: str, algorithms: dict[str, str]
+) -> list[tuple[dict[str, Any], bytes]]:
     """Each accumulated vector of the tier, with the accumulate request the runner sends."""
     found = []
-    for algorithm, file in ALGORITHMS.items():
+    for algorithm, file in algorithms.items():
         data = json.loads((folder / file).read_text(encoding="utf-8"))
         for vector in data.get("accumulated", []):
             if vector["tier"] != tier:
@@ -157,7 +163,9 @@ def full_tier(folder: Path, algorithm: str) -> tuple[dict[str, Any], bytes]:
     """The algorithm's full-tier accumulated vector and the accumulate request for it."""
     prefix = algorithm + "/"
     return next(
-        pair for pair in accumulate_requests(folder, "full") if pair[0]["id"].startswith(prefix)
+        pair
+        for pair in accumulate_requests(folder, "full", {algorithm: file_of(algorithm)})
+        if pair[0]["id"].startswith(prefix)
     )
 
 
@@ -291,14 +299,16 @@ def start_floor(repeats: int) -> tuple[float, float]:
 
 def measure_fixed(sides: Sides, folder: Path, work: Path, repeats: int) -> None:
     requests, mark = work / "fixed.jsonl", work / "first.time"
-    lines = fixed_requests(folder)
+    algorithms = implemented()
+    lines = fixed_requests(folder, algorithms)
     requests.write_bytes(b"".join(lines))
     answers = len(answers_of(requests))
     if answers != len(lines):
         print(f"  note: the adapter answered {answers} of {len(lines)} requests")
-    selection = [part for name in ALGORITHMS for part in ("--algorithm", name)]
+    selection = [part for name in algorithms for part in ("--algorithm", name)]
     fixed = ["--tier", "none", *selection]
-    print(f"\n1. fixed vectors of {', '.join(ALGORITHMS)}: {len(lines)} requests")
+    print(f"\n1. fixed vectors of {len(algorithms)} algorithms: {len(lines)} requests")
+    print("   (" + ", ".join(algorithms) + ")")
     timed = timed_sides(sides, fixed, repeats, requests, mark)
     print_ratios(timed, TARGETS["fixed"])
     j1 = timed_sides(Sides(None), [*fixed, "-j", "1"], repeats, None, None)
@@ -314,7 +324,7 @@ def measure_fixed(sides: Sides, folder: Path, work: Path, repeats: int) -> None:
     )
     print_ratios(whole, TARGETS["fixed"])
     print_firsts(whole)
-    defaults = accumulate_requests(folder, "default")
+    defaults = accumulate_requests(folder, "default", algorithms)
     requests.write_bytes(b"".join(lines) + b"".join(line for _, line in defaults))
     cases = sum(vector["count"] for vector, _ in defaults)
     print(

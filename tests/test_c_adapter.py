@@ -45,7 +45,8 @@ def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) ->
     folder = module.vector_folder()
     expected: dict[str, str] = {}  # vector id -> algorithm
     accumulated = set()
-    for algorithm, file in module.ALGORITHMS.items():
+    algorithms = module.implemented(adapter)
+    for algorithm, file in algorithms.items():
         data = json.loads((folder / file).read_text(encoding="utf-8"))
         expected.update((vector["id"], algorithm) for vector in data["vectors"])
         for vector in data.get("accumulated", []):
@@ -54,7 +55,7 @@ def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) ->
                 accumulated.add(vector["id"])
     assert accumulated, "the adapter's algorithms have accumulated vectors"
     report_path = tmp_path / "report.json"
-    selection = [part for name in module.ALGORITHMS for part in ("--algorithm", name)]
+    selection = [part for name in algorithms for part in ("--algorithm", name)]
     done = fairvec(
         "run", "--no-progress", *selection, "--json", report_path, "--", adapter, timeout=600
     )
@@ -108,7 +109,9 @@ def test_it_computes_each_default_tier_digest_itself(adapter: Path) -> None:
     """The accumulate requests the benchmark pipes in are answered with the vectors' digests
     (not ``unsupported``, which would make ``fairvec run`` fall back to case by case)."""
     module = targets()
-    pairs = module.accumulate_requests(module.vector_folder(), "default")
+    pairs = module.accumulate_requests(
+        module.vector_folder(), "default", module.implemented(adapter)
+    )
     done = subprocess.run(
         [str(adapter)],
         input=b"".join(line for _, line in pairs),
