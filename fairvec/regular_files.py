@@ -52,6 +52,12 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes, or a one-line
     FairvecError naming the file, what it is and the fix. ``what`` names the kind of file
     (``"a vector file"``); OSError never escapes."""
+    return read_regular_with_status(path, what, limit)[0]
+
+
+def read_regular_with_status(path: Path, what: str, limit: int) -> tuple[bytes, os.stat_result]:
+    """read_regular, with the status of the file opened (fstat, before reading): for
+    fairvec.file_hashes, which remembers a hash by the file's identity."""
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -71,7 +77,7 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     finally:
         os.close(handle)
     _check_size(path, what, len(data), limit)  # it may have grown since fstat
-    return data
+    return data, mode_and_size
 
 
 def _check_size(path: Path, what: str, size: int, limit: int) -> None:

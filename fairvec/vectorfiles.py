@@ -39,6 +39,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
+from fairvec.file_hashes import KnownHashes
 from fairvec.jsonio import (
     canonical,
     digest,
@@ -56,7 +58,12 @@ from fairvec.jsonio import (
     trusted_loads,
     write_atomically,
 )
-from fairvec.regular_files import SMALL_FILE_LIMIT, VECTOR_FILE_LIMIT, read_regular
+from fairvec.regular_files import (
+    SMALL_FILE_LIMIT,
+    VECTOR_FILE_LIMIT,
+    read_regular,
+    read_regular_with_status,
+)
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import AccumulatedVector, Shown, Variant, Vector, VectorFileData
@@ -78,8 +85,9 @@ class VectorFile:
     path: Path
     data: VectorFileData
     sha256: str = ""  # of the file's exact bytes, hex
-    # a skeletal file's bytes and how to read them (_HOW), until fill() reads it whole
-    unread: list[tuple[bytes, str]] = field(default_factory=list, compare=False, repr=False)
+    # a skeletal file's bytes (None: not read yet, known by its remembered hash alone) and
+    # how to read them (_HOW), until fill() reads it whole
+    unread: list[tuple[bytes | None, str]] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def algorithm(self) -> str:
@@ -103,6 +111,8 @@ class VectorFile:
         if not self.unread:
             return
         raw, how = self.unread[0]
+        if raw is None:
+            raw = self._read_as_hashed()
         with _collector_paused():
             data: VectorFileData = _known_loads(raw, how)
             whole, skeletons = data["vectors"], self.data["vectors"]
@@ -123,6 +133,20 @@ class VectorFile:
                 held.clear()
                 held.update(vector)
         self.unread.clear()
+
+    def _read_as_hashed(self) -> bytes:
+        """The bytes of a file loaded by its remembered hash alone (fairvec.file_hashes),
+        checked against that hash: what is sent and judged is always what was hashed."""
+        raw = read_vector_bytes(self.path)
+        if hashlib.sha256(raw).hexdigest() == self.sha256:
+            return raw
+        hashes = KnownHashes.open(cache_folder())
+        hashes.forget(self.path)  # so the next run reads and hashes it
+        hashes.save()
+        raise FairvecError(
+            f"{self.path}: changed while this run chose its vectors by the file's remembered "
+            f"hash ({hashes.path}); run again"
+        )
 
     @property
     def output_schema(self) -> dict[str, Any]:
@@ -220,15 +244,40 @@ def load_vector_files(
     if not paths:
         raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     known = ValidationCache.open()
+    hashes = KnownHashes.open(cache_folder())
     marked = (root / SCHEMA_NAME).is_file()
     chosen = [path for path in paths if wanted(algorithm_of(path))]
-    read = _read_and_hashed(chosen)
     with _collector_paused():
-        files = [_load_in(root, path, read[path], known, marked, skeletal) for path in chosen]
+        # skeletal, a file whose identity is unchanged is not even read (file_hashes)
+        indexed = _known_by_hash(chosen, hashes, known) if skeletal else {}
+        read = _read_and_hashed([path for path in chosen if path not in indexed], hashes)
+        files = [
+            indexed[path]
+            if path in indexed
+            else _load_in(root, path, read[path], known, marked, skeletal)
+            for path in chosen
+        ]
         if freeze:
             gc.freeze()
     known.save()
+    hashes.save()
     return files
+
+
+def _known_by_hash(
+    paths: list[Path], hashes: KnownHashes, known: ValidationCache
+) -> dict[Path, VectorFile]:
+    """The files known valid and indexed by their remembered hash, skeletal and unread."""
+    found = {}
+    for path in paths:
+        key = hashes.sha_of(path)
+        how = None if key is None else known.get(key)
+        if key is None or how is None:
+            continue
+        loaded = _from_index(path, key, how, None)
+        if loaded is not None and loaded.algorithm == algorithm_of(path):
+            found[path] = loaded
+    return found
 
 
 @contextlib.contextmanager
@@ -246,7 +295,7 @@ def _collector_paused() -> Iterator[None]:
 _Read = tuple[bytes, str] | FairvecError
 
 
-def _read_and_hashed(paths: list[Path]) -> dict[Path, _Read]:
+def _read_and_hashed(paths: list[Path], hashes: KnownHashes) -> dict[Path, _Read]:
     """Every file read and hashed, by this thread and one other: both let go of the
     interpreter's lock to read and to hash, so the two share the work (the 23 MB of the
     suite: 40 ms alone, 25 ms together). An error is kept for its file, to be raised
@@ -262,8 +311,7 @@ def _read_and_hashed(paths: list[Path]) -> dict[Path, _Read]:
             if path is None:
                 return
             try:
-                raw = read_vector_bytes(path)
-                read[path] = (raw, hashlib.sha256(raw).hexdigest())
+                read[path] = read_and_hash(path, hashes)
             except FairvecError as error:
                 read[path] = error
 
@@ -300,17 +348,27 @@ def read_vector_bytes(path: Path) -> bytes:
     return read_regular(path, "a vector file", VECTOR_FILE_LIMIT)
 
 
+def read_and_hash(path: Path, hashes: KnownHashes) -> tuple[bytes, str]:
+    """read_vector_bytes, with the bytes' SHA-256 (remembered in ``hashes``)."""
+    started = time.time_ns()
+    raw, status = read_regular_with_status(path, "a vector file", VECTOR_FILE_LIMIT)
+    key = hashlib.sha256(raw).hexdigest()
+    hashes.remember(path, status, started, key)
+    return raw, key
+
+
 def _load_one(
     path: Path, known: ValidationCache, skeletal: bool, read: tuple[bytes, str]
 ) -> VectorFile:
     """``read``: the file's bytes and their SHA-256 (_read_and_hashed)."""
     raw, key = read
     how = known.get(key)
-    loaded = _skeletal(path, raw, key, how) if skeletal and how is not None else None
+    loaded = _from_index(path, key, how, raw) if skeletal and how is not None else None
     if loaded is None:
         loaded = VectorFile(path, _whole(path, raw, key, how, known), key)
-        if skeletal and _header(raw) == _without_vectors(loaded.data):
-            _save_index(key, loaded.vectors)  # the next run loads it skeletal
+        header = _without_vectors(loaded.data)
+        if skeletal and _header(raw) == header:
+            _save_index(key, header, loaded.vectors)  # the next run loads it skeletal
     data = loaded.data
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
         raise FairvecError(
@@ -336,8 +394,11 @@ def _whole(
 
 # -- skeletal files: the index cache -------------------------------------------------------
 
-INDEX_FORMAT = 2  # bump when a skeleton comes to hold more (2: in columns)
+# bump when an index comes to hold more (2: in columns; 3: the header too, so a file known
+# by its remembered hash is not read at all)
+INDEX_FORMAT = 3
 INDEX_COLUMNS = ("ids", "variants", "tags", "tag_lists")
+INDEX_KEYS = ("header", *INDEX_COLUMNS)
 
 
 def index_path(key: str) -> Path | None:
@@ -351,19 +412,17 @@ def _skeleton(vector: Vector) -> Vector:
     return {"id": vector["id"], "variant": vector["variant"], "tags": vector["tags"]}  # type: ignore[typeddict-item]
 
 
-def _skeletal(path: Path, raw: bytes, key: str, how: str) -> VectorFile | None:
-    """The file (valid: the validation cache says so) with skeletal vectors, its header
-    read alone; None when its index is not cached or its header cannot be read alone. An
-    index is saved only for a file whose header, read alone, is the whole file but its
-    vectors (the generator's layout: "vectors" last, nothing like it before), so the header
-    read here is, unless the cache was tampered with, all of the file but the vectors;
-    fill() checks that too."""
-    skeletons = _read_index(key)
-    if skeletons is None:
+def _from_index(path: Path, key: str, how: str, raw: bytes | None) -> VectorFile | None:
+    """The file of SHA-256 ``key`` (valid: the validation cache says so) from its index:
+    its header and skeletal vectors; None when its index is not cached. ``raw``: its bytes,
+    if read already (else fill() reads them). An index is saved only for a file whose
+    header, read alone, is the whole file but its vectors (the generator's layout:
+    "vectors" last, nothing like it before); fill() checks the header and every skeleton
+    against the file."""
+    index = _read_index(key)
+    if index is None:
         return None
-    header = _header(raw)
-    if header is None:
-        return None
+    header, skeletons = index
     header["vectors"] = skeletons
     return VectorFile(path, cast("VectorFileData", header), key, [(raw, how)])
 
@@ -386,9 +445,9 @@ def _without_vectors(data: VectorFileData | dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key != "vectors"}
 
 
-def _read_index(key: str) -> list[Vector] | None:
-    """The cached skeletons of the file of SHA-256 ``key``; None on a miss, and for
-    anything unreadable or malformed (a cache is never an error)."""
+def _read_index(key: str) -> tuple[dict[str, Any], list[Vector]] | None:
+    """The cached header and skeletons of the file of SHA-256 ``key``; None on a miss, and
+    for anything unreadable or malformed (a cache is never an error)."""
     path = index_path(key)
     if path is None:
         return None
@@ -401,10 +460,13 @@ def _read_index(key: str) -> list[Vector] | None:
     if not _is_index(value):
         return None
     tag_lists = value["tag_lists"]
-    return [
-        {"id": i, "variant": v, "tags": list(tag_lists[t])}  # type: ignore[typeddict-item]
+    # one list of tags for the vectors that have the same (nothing changes a skeleton's:
+    # fill() replaces each skeleton's items whole)
+    skeletons = [
+        {"id": i, "variant": v, "tags": tag_lists[t]}
         for i, v, t in zip(value["ids"], value["variants"], value["tags"], strict=True)
     ]
+    return value["header"], cast("list[Vector]", skeletons)
 
 
 def _is_index(value: Any) -> bool:
@@ -412,7 +474,10 @@ def _is_index(value: Any) -> bool:
     "tag_lists": [[str]]}, the tags of each vector an index into tag_lists, the columns of
     one length. Type by type over each column (map(type, ...) runs in C: 22,000 vectors
     are checked in about a millisecond)."""
-    if type(value) is not dict or set(value) != set(INDEX_COLUMNS):
+    if type(value) is not dict or set(value) != set(INDEX_KEYS):
+        return False
+    header = value["header"]
+    if type(header) is not dict or "vectors" in header or type(header.get("algorithm")) is not str:
         return False
     ids, variants, tags, tag_lists = (value[key] for key in INDEX_COLUMNS)
     if not all(type(column) is list for column in (ids, variants, tags, tag_lists)):
@@ -429,7 +494,7 @@ def _is_index(value: Any) -> bool:
     )
 
 
-def _save_index(key: str, vectors: list[Vector]) -> None:
+def _save_index(key: str, header: dict[str, Any], vectors: list[Vector]) -> None:
     """Best effort, as the other caches; over an index that was not read (missing, not a
     regular file, malformed), so a broken one is repaired by the next run."""
     path = index_path(key)
@@ -438,6 +503,7 @@ def _save_index(key: str, vectors: list[Vector]) -> None:
     tag_lists: dict[tuple[str, ...], int] = {}
     tags = [tag_lists.setdefault(tuple(vector["tags"]), len(tag_lists)) for vector in vectors]
     index = {
+        "header": header,
         "ids": [vector["id"] for vector in vectors],
         "variants": [vector["variant"] for vector in vectors],
         "tags": tags,

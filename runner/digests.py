@@ -2,10 +2,10 @@
 from (so two reports with the same digest drew from the same vectors), and of the vectors
 run. Each is taken from the digest cache when it has it, else computed (and cached) in
 one pass over the vectors, after the run: a digest never delays the first request. The
-files the run does not load are read and hashed meanwhile, on another thread
-(:class:`UnselectedFiles`): reads and SHA-256 let go of the interpreter's lock, though the
-Python between them waits for it behind a busy run (measured: with a fast adapter, the
-digests wait 20 to 30 ms after the run where reading them then took 40).
+SHA-256 of each file the run does not load, for the cache's key, is the one remembered
+for it (fairvec.file_hashes) when its identity is unchanged; the others are read and
+hashed meanwhile, on another thread (:class:`UnselectedFiles`): reads and SHA-256 let go
+of the interpreter's lock, though the Python between them waits for it behind a busy run.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairvec import __version__
+from fairvec.errors import FairvecError
+from fairvec.file_hashes import KnownHashes
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.selection import Selection
@@ -23,8 +25,10 @@ from fairvec.vectorfiles import (
     DigestCache,
     DigestStream,
     ValidationCache,
+    cache_folder,
     canonical_items,
     digest_key,
+    read_and_hash,
     read_unchecked,
     read_vector_bytes,
     vector_file_paths,
@@ -35,15 +39,22 @@ if TYPE_CHECKING:  # the reports are imported once the run is over: not on the w
     from fairvec.runner.report import SuiteSource
 
 
+# A file's SHA-256 and its bytes, or None when the SHA-256 is the one remembered for the
+# file's identity (the bytes are read only if a digest must be computed).
+Hashed = tuple[str, bytes | None]
+
+
 class UnselectedFiles:
-    """The (SHA-256, bytes) of every vector file under ``root`` the selection did not
-    load, read on a thread started here; :meth:`get` waits for them, and raises what
-    reading raised (a FIFO or an oversized file: the same one-line error as ever)."""
+    """The SHA-256 of every vector file under ``root`` the selection did not load: the
+    remembered one (fairvec.file_hashes), or read and hashed, with its bytes, on a thread
+    started here; :meth:`get` waits for them, and raises what reading raised (a FIFO or an
+    oversized file: the same one-line error as ever)."""
 
     def __init__(self, root: Path, selection: Selection) -> None:
         loaded = {f.path for f in selection.files}
         self._paths = [path for path in vector_file_paths(root) if path not in loaded]
-        self._read: dict[Path, tuple[str, bytes]] = {}
+        self._hashes = KnownHashes.open(cache_folder())
+        self._read: dict[Path, Hashed] = {}
         self._error: BaseException | None = None
         # a daemon: a run that stops early (Ctrl-C, a usage error) never waits for it
         self._thread = threading.Thread(target=self._read_all, daemon=True)
@@ -52,14 +63,20 @@ class UnselectedFiles:
     def _read_all(self) -> None:
         try:
             for path in self._paths:
-                self._read[path] = _read_vector_file(path)
+                remembered = self._hashes.sha_of(path)
+                if remembered is not None:
+                    self._read[path] = (remembered, None)
+                else:  # bounded: an unselected FIFO must not hang the digest
+                    raw, key = read_and_hash(path, self._hashes)
+                    self._read[path] = (key, raw)
         except BaseException as error:  # handed to get(), in the main thread
             self._error = error
 
-    def get(self) -> dict[Path, tuple[str, bytes]]:
+    def get(self) -> dict[Path, Hashed]:
         self._thread.join()
         if self._error is not None:
             raise self._error
+        self._hashes.save()
         return self._read
 
 
@@ -128,7 +145,7 @@ def _computed(
     root: Path,
     selection: Selection,
     chosen: list[Accumulated],
-    unselected: dict[Path, tuple[str, bytes]],
+    unselected: dict[Path, Hashed],
     *,
     suite: bool,
 ) -> tuple[tuple[str, int], tuple[str, int]]:
@@ -146,6 +163,7 @@ def _computed(
         if vector_file is None:  # in the suite, not selected
             assert everything is not None and known is not None
             sha, raw = unselected[path]
+            raw = _bytes_hashed(path, sha) if raw is None else raw
             everything.add(read_unchecked(path, raw, sha, known)["vectors"])
             continue
         vectors = vector_file.vectors
@@ -171,10 +189,16 @@ def _computed(
     return whole, (run.digest(), run.count)
 
 
-def _read_vector_file(path: Path) -> tuple[str, bytes]:
-    """(SHA-256, bytes) of a vector file, to key the digest cache."""
-    raw = read_vector_bytes(path)  # bounded: an unselected FIFO must not hang the digest
-    return hashlib.sha256(raw).hexdigest(), raw
+def _bytes_hashed(path: Path, sha: str) -> bytes:
+    """The bytes of a file known by its remembered SHA-256 ``sha``, checked against it:
+    a digest is computed from the bytes its key names, or not at all."""
+    raw = read_vector_bytes(path)
+    if hashlib.sha256(raw).hexdigest() != sha:
+        hashes = KnownHashes.open(cache_folder())
+        hashes.forget(path)  # so the next run reads and hashes it
+        hashes.save()
+        raise FairvecError(f"{path}: changed during this run; run again")
+    return raw
 
 
 def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:

@@ -2,8 +2,11 @@
  * A small compiled fairvec adapter for the benchmarks (issue 20, section 3).
  *
  * Written from docs/adapter-protocol.md, docs/accumulated.md and the specs alone:
- *   stake.bytes, stake.floats, stake.dice (truncate, round),
- *   bustabit.previous_hash (raw-bytes, hex-text), bustabit.crash_v2 (bustabit, bcgame).
+ *   stake: bytes, floats, dice, limbo, crash, mines, plinko, keno, wheel, roulette, diamonds,
+ *     cards, shuffle, video_poker;
+ *   bustabit: previous_hash, crash_v2, crash_v2_outcome, crash_v1, crash_v1_outcome,
+ *     chain_check, chain_position, games;
+ * every variant of each (the hello in main lists them).
  * Hello options: "lone_surrogates": "marked" (cJSON never sees a lone surrogate) and
  * "accumulate": true (accumulated vectors computed here, docs/accumulated.md).
  *
@@ -207,23 +210,28 @@ static void unhex32(const char *s, uint8_t out[32]) {
 
 /* ------------------------------------------------------------------ inputs and schemas */
 
-enum { K_MISSING, K_STR, K_NUM, K_OTHER };
+enum { K_MISSING, K_STR, K_NUM, K_ARR, K_OTHER };
 typedef struct {
     int kind;
     const char *s; /* K_STR: UTF-8 text (decoded when it was marked) */
     size_t len;
     int lone; /* K_STR: held a lone surrogate */
     double num;
-    Buf own; /* storage for decoded or generated text */
+    const cJSON *arr; /* K_ARR */
+    Buf own;          /* storage for decoded or generated text */
 } Val;
 
-enum { T_STR, T_INT };
+enum { T_STR, T_INT, T_FLOATS };
 typedef struct {
     const char *name;
     int type;
-    double min, max; /* T_INT */
-    const char *range_err;
-    const char *hex_err; /* T_STR: pattern ^[0-9a-f]{64}$ with this code, or NULL */
+    double min, max;       /* T_INT; T_FLOATS: each item's */
+    const char *range_err; /* T_INT: minimum, maximum or enum; T_STR: enum; T_FLOATS: an item's */
+    const char *hex_err;   /* T_STR: pattern ^[0-9a-f]{64}$ with this code, or NULL */
+    const int *ienum;      /* T_INT: the enum, 0-terminated, or NULL */
+    const char *const *senum; /* T_STR: the enum, NULL-terminated, or NULL */
+    int max_items;         /* T_FLOATS: maxItems, with max_items_err */
+    const char *max_items_err;
 } Field;
 
 #define MAXF 8
@@ -238,26 +246,57 @@ struct Algo {
     ComputeFn compute;
 };
 
+static int is_integer(const Val *x) { return x->kind == K_NUM && isfinite(x->num) && x->num == floor(x->num); }
+
+/* step 4: the JSON type, array items included */
+static int type_ok(const Field *f, const Val *x) {
+    if (f->type == T_STR) return x->kind == K_STR;
+    if (f->type == T_INT) return is_integer(x);
+    if (x->kind != K_ARR) return 0;
+    for (const cJSON *c = x->arr->child; c; c = c->next)
+        if (!cJSON_IsNumber(c)) return 0;
+    return 1;
+}
+
+static int str_in(const Val *x, const char *const *list) {
+    for (; *list; list++)
+        if (strlen(*list) == x->len && memcmp(*list, x->s, x->len) == 0) return 1;
+    return 0;
+}
+
+/* step 6 for one field: its own constraints (enum, minimum, maximum, maxItems, pattern),
+ * then its items' in index order */
+static const char *constraint_err(const Field *f, const Val *x) {
+    if (f->type == T_INT) {
+        if (f->ienum) {
+            for (const int *e = f->ienum; *e; e++)
+                if (x->num == *e) return NULL;
+            return f->range_err;
+        }
+        return x->num < f->min || x->num > f->max ? f->range_err : NULL;
+    }
+    if (f->type == T_STR) {
+        if (f->senum && !str_in(x, f->senum)) return f->range_err;
+        if (f->hex_err && !is_hex64(x->s, x->len)) return f->hex_err;
+        return NULL;
+    }
+    if (cJSON_GetArraySize(x->arr) > f->max_items) return f->max_items_err;
+    for (const cJSON *c = x->arr->child; c; c = c->next)
+        if (c->valuedouble < f->min || c->valuedouble > f->max) return f->range_err;
+    return NULL;
+}
+
 /* the order of docs/spec-format.md "Input errors", steps 3 to 6 (1 and 2 are the caller's) */
 static const char *check_vals(const Algo *a, const Val *v) {
     for (int i = 0; i < a->nf; i++)
         if (v[i].kind == K_MISSING) return "missing-field";
-    for (int i = 0; i < a->nf; i++) {
-        if (a->f[i].type == T_STR) {
-            if (v[i].kind != K_STR) return "wrong-type";
-        } else {
-            if (v[i].kind != K_NUM || !isfinite(v[i].num) || v[i].num != floor(v[i].num)) return "wrong-type";
-        }
-    }
+    for (int i = 0; i < a->nf; i++)
+        if (!type_ok(&a->f[i], &v[i])) return "wrong-type";
     for (int i = 0; i < a->nf; i++)
         if (a->f[i].type == T_STR && v[i].lone) return "not-unicode-text";
     for (int i = 0; i < a->nf; i++) {
-        const Field *f = &a->f[i];
-        if (f->type == T_INT) {
-            if (v[i].num < f->min || v[i].num > f->max) return f->range_err;
-        } else if (f->hex_err && !is_hex64(v[i].s, v[i].len)) {
-            return f->hex_err;
-        }
+        const char *err = constraint_err(&a->f[i], &v[i]);
+        if (err) return err;
     }
     return NULL;
 }
@@ -326,6 +365,7 @@ static const char *read_input(const Algo *a, const cJSON *in, Val *v) {
         Val *x = &v[field_index(a, c->string)];
         if (cJSON_IsString(c)) take_string(x, c->valuestring);
         else if (cJSON_IsNumber(c)) x->kind = K_NUM, x->num = c->valuedouble;
+        else if (cJSON_IsArray(c)) x->kind = K_ARR, x->arr = c;
         else x->kind = K_OTHER;
     }
     return check_vals(a, v);
@@ -420,6 +460,316 @@ static const char *c_dice(const Algo *a, int variant, Val *v, Buf *out) {
     return NULL;
 }
 
+/* ---- stake, the games: each reads the first floats of its bet (stake.floats, cursor 0) */
+
+/* the first n floats of a bet: 8 per round, from bytes 4i .. 4i + 3 of round i / 8 */
+static void game_floats(const Val *v, int n, double *f) {
+    uint64_t nonce = (uint64_t)v[2].num;
+    uint8_t h[32];
+    for (int i = 0; i < n; i++) {
+        if (i % 8 == 0) stake_round(v, nonce, (uint64_t)(i / 8), h, &g_msg);
+        const uint8_t *b = h + 4 * (i % 8);
+        uint32_t k = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+        f[i] = (double)k / 4294967296.0;
+    }
+}
+
+static void put_floats(Buf *out, const double *f, int n) {
+    buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_putc(out, ',');
+        buf_num(out, f[i]);
+    }
+    buf_putc(out, ']');
+}
+
+static void put_ints(Buf *out, const int *x, int n, int plus) {
+    buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_putc(out, ',');
+        buf_u64(out, (uint64_t)(x[i] + plus));
+    }
+    buf_putc(out, ']');
+}
+
+static void sort_ints(int *x, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            int t = x[j];
+            x[j] = x[j - 1], x[j - 1] = t;
+        }
+}
+
+/* text with two decimals for units hundredths (what toFixed(2) writes) */
+static void put_fixed2(Buf *out, uint64_t units) {
+    char t[32];
+    snprintf(t, sizeof t, "\"%llu.%02llu\"", (unsigned long long)(units / 100), (unsigned long long)(units % 100));
+    buf_puts(out, t);
+}
+
+/* A multiplier x >= 0 to the hundredth: truncate, max(1, floor(x * 100) / 100) (its text is
+ * the same hundredths); round, text = max(1, x).toFixed(2) and the number read back from it. */
+static double hundredths(double x, int round, uint64_t *units) {
+    if (round) {
+        *units = to_fixed2_units(x < 1 ? 1.0 : x);
+        return (double)*units / 100.0; /* = Number(text): the double nearest units / 100 */
+    }
+    double m = floor(x * 100.0) / 100.0;
+    if (m < 1) m = 1;
+    *units = to_fixed2_units(m);
+    return m;
+}
+
+static const char *c_limbo(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    double f;
+    game_floats(v, 1, &f);
+    double k = floor(f * 16777216.0);
+    double x = 16777216.0 / (k + 1) * 0.99; /* divide, then multiply */
+    uint64_t units;
+    double m = hundredths(x, variant == 1, &units);
+    buf_puts(out, "{\"float\":");
+    buf_num(out, f);
+    buf_puts(out, ",\"multiplier\":");
+    buf_num(out, m);
+    buf_puts(out, ",\"scaled\":");
+    buf_u64(out, (uint64_t)k);
+    buf_puts(out, ",\"text\":");
+    put_fixed2(out, units);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* Stake's Crash: HMAC keyed with the game hash's text over the salt's UTF-8 bytes */
+static const char *c_stake_crash(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    uint8_t h[32];
+    hmac_sha256(v[0].s, 64, v[1].s, v[1].len, h);
+    uint32_t n = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+    double x = 4294967296.0 / ((double)n + 1) * 0.99;
+    if (x < 1) x = 1;
+    uint64_t units;
+    double c = hundredths(x, variant == 1, &units);
+    buf_puts(out, "{\"crash_point\":");
+    buf_num(out, c);
+    buf_puts(out, ",\"hmac\":\"");
+    buf_hex(out, h, 32);
+    buf_puts(out, "\",\"number\":");
+    buf_u64(out, n);
+    buf_puts(out, ",\"text\":");
+    put_fixed2(out, units);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* stake.shuffle: for each float, the position floor(f * m) of the m items left;
+ * pick-and-remove splices the item out, swap-from-end moves the last item into its place */
+static void shuffle_picks(const double *f, int n, int size, int swap_from_end, int *index, int *pick) {
+    static int items[1000];
+    for (int i = 0; i < size; i++) items[i] = i;
+    for (int i = 0; i < n; i++) {
+        int m = size - i, k = (int)floor(f[i] * m);
+        index[i] = k;
+        pick[i] = items[k];
+        if (swap_from_end) items[k] = items[m - 1];
+        else memmove(items + k, items + k + 1, (size_t)(m - k - 1) * sizeof *items);
+    }
+}
+
+static const char *c_shuffle(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    static double f[1000];
+    static int index[1000], pick[1000];
+    int n = cJSON_GetArraySize(v[0].arr), size = (int)v[1].num;
+    /* the algorithm's own checks (step check_floats): the count first, then [0, 1) */
+    if (n > size) return "too-many-floats";
+    int i = 0;
+    for (const cJSON *c = v[0].arr->child; c; c = c->next, i++) {
+        if (c->valuedouble >= 1) return "float-out-of-range";
+        f[i] = c->valuedouble;
+    }
+    shuffle_picks(f, n, size, variant == 1, index, pick);
+    buf_puts(out, "{\"indices\":");
+    put_ints(out, index, n, 0);
+    buf_puts(out, ",\"picks\":");
+    put_ints(out, pick, n, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static const char *c_mines(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    double f[24];
+    int n = (int)v[3].num, index[24], mines[24], cells[24];
+    game_floats(v, n, f);
+    shuffle_picks(f, n, 25, variant == 1, index, mines);
+    memcpy(cells, mines, sizeof cells);
+    sort_ints(cells, n);
+    buf_puts(out, "{\"cells\":");
+    put_ints(out, cells, n, 0);
+    buf_puts(out, ",\"floats\":");
+    put_floats(out, f, n);
+    buf_puts(out, ",\"mines\":");
+    put_ints(out, mines, n, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static const char *c_plinko(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    double f[16];
+    int n = (int)v[3].num, dir[16], slot = 0;
+    game_floats(v, n, f);
+    for (int i = 0; i < n; i++) slot += dir[i] = (int)floor(f[i] * 2);
+    buf_puts(out, "{\"directions\":");
+    put_ints(out, dir, n, 0);
+    buf_puts(out, ",\"floats\":");
+    put_floats(out, f, n);
+    buf_puts(out, ",\"slot\":");
+    buf_u64(out, (uint64_t)slot);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static const char *c_keno(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    double f[10];
+    int index[10], hits[10], squares[10];
+    game_floats(v, 10, f);
+    shuffle_picks(f, 10, 40, variant == 1, index, hits);
+    memcpy(squares, hits, sizeof squares);
+    sort_ints(squares, 10);
+    buf_puts(out, "{\"floats\":");
+    put_floats(out, f, 10);
+    buf_puts(out, ",\"hits\":"); /* squares are numbered from 1: the pick plus 1 */
+    put_ints(out, hits, 10, 1);
+    buf_puts(out, ",\"squares\":");
+    put_ints(out, squares, 10, 1);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* Wheel's payout of a segment (step wheel_payouts) */
+static double wheel_payout(int segments, const char *risk, int seg) {
+    static const double LOW[10] = {1.5, 1.2, 1.2, 1.2, 0, 1.2, 1.2, 1.2, 1.2, 0};
+    static const double M10[] = {0, 1.9, 0, 1.5, 0, 2, 0, 1.5, 0, 3};
+    static const double M20[] = {1.5, 0, 2, 0, 2, 0, 2, 0, 1.5, 0, 3, 0, 1.8, 0, 2, 0, 2, 0, 2, 0};
+    static const double M30[] = {1.5, 0, 1.5, 0, 2, 0, 1.5, 0, 2, 0, 2,   0, 1.5, 0, 3,
+                                 0,   1.5, 0, 2, 0, 2, 0, 1.7, 0, 4, 0, 1.5, 0, 2, 0};
+    static const double M40[] = {2, 0, 3, 0, 2, 0, 1.5, 0, 3, 0, 1.5, 0, 1.5, 0, 2,   0, 1.5, 0, 3, 0,
+                                 1.5, 0, 2, 0, 2, 0, 1.6, 0, 2, 0, 1.5, 0, 3, 0, 1.5, 0, 2, 0, 1.5, 0};
+    static const double M50[] = {2, 0, 1.5, 0, 2, 0, 1.5, 0, 3, 0, 1.5, 0, 1.5, 0, 2, 0, 1.5,
+                                 0, 3, 0, 1.5, 0, 2, 0, 1.5, 0, 2, 0, 2, 0, 1.5, 0, 3, 0,
+                                 1.5, 0, 2, 0, 1.5, 0, 1.5, 0, 5, 0, 1.5, 0, 2, 0, 1.5, 0};
+    static const double *const MEDIUM[5] = {M10, M20, M30, M40, M50};
+    static const double HIGH_LAST[5] = {9.9, 19.8, 29.7, 39.6, 49.5};
+    if (risk[0] == 'l') return LOW[seg % 10];
+    if (risk[0] == 'm') return MEDIUM[segments / 10 - 1][seg];
+    return seg == segments - 1 ? HIGH_LAST[segments / 10 - 1] : 0;
+}
+
+static const char *c_wheel(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    double f;
+    game_floats(v, 1, &f);
+    int segments = (int)v[3].num, seg = (int)floor(f * segments);
+    buf_puts(out, "{\"float\":");
+    buf_num(out, f);
+    buf_puts(out, ",\"multiplier\":");
+    buf_num(out, wheel_payout(segments, v[4].s, seg));
+    buf_puts(out, ",\"segment\":");
+    buf_u64(out, (uint64_t)seg);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static const char *c_roulette(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    double f;
+    game_floats(v, 1, &f);
+    buf_puts(out, "{\"float\":");
+    buf_num(out, f);
+    buf_puts(out, ",\"pocket\":");
+    buf_u64(out, (uint64_t)floor(f * 37));
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static const char *c_diamonds(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static const char *const GEMS[7] = {"green", "purple", "yellow", "red", "cyan", "orange", "blue"};
+    double f[5];
+    game_floats(v, 5, f);
+    buf_puts(out, "{\"floats\":");
+    put_floats(out, f, 5);
+    buf_puts(out, ",\"gems\":[");
+    for (int i = 0; i < 5; i++) {
+        if (i) buf_putc(out, ',');
+        buf_putc(out, '"');
+        buf_puts(out, GEMS[(int)floor(f[i] * 7)]);
+        buf_putc(out, '"');
+    }
+    buf_puts(out, "]}");
+    return NULL;
+}
+
+/* a deck index as text: rank-major, RANKS[i / 4] then SUITS[i % 4] (♦ ♥ ♠ ♣, UTF-8) */
+static void put_card(Buf *out, int i) {
+    static const char *const RANKS[13] = {"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"};
+    static const char *const SUITS[4] = {"\xE2\x99\xA6", "\xE2\x99\xA5", "\xE2\x99\xA0", "\xE2\x99\xA3"};
+    buf_putc(out, '"');
+    buf_puts(out, RANKS[i / 4]);
+    buf_puts(out, SUITS[i % 4]);
+    buf_putc(out, '"');
+}
+
+static void put_cards(Buf *out, const int *idx, int n) {
+    buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_putc(out, ',');
+        put_card(out, idx[i]);
+    }
+    buf_putc(out, ']');
+}
+
+/* unlimited decks: every card is floor(f * 52), no removal */
+static const char *c_cards(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    double f[52];
+    int n = (int)v[3].num, idx[52];
+    game_floats(v, n, f);
+    for (int i = 0; i < n; i++) idx[i] = (int)floor(f[i] * 52);
+    buf_puts(out, "{\"cards\":");
+    put_cards(out, idx, n);
+    buf_puts(out, ",\"floats\":");
+    put_floats(out, f, n);
+    buf_puts(out, ",\"indices\":");
+    put_ints(out, idx, n, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* one deck: ten cards by stake.shuffle; cards 1 to 5 the hand, 6 to 10 the draws */
+static const char *c_video_poker(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    double f[10];
+    int index[10], idx[10];
+    game_floats(v, 10, f);
+    shuffle_picks(f, 10, 52, variant == 1, index, idx);
+    buf_puts(out, "{\"cards\":");
+    put_cards(out, idx, 10);
+    buf_puts(out, ",\"draws\":");
+    put_cards(out, idx + 5, 5);
+    buf_puts(out, ",\"floats\":");
+    put_floats(out, f, 10);
+    buf_puts(out, ",\"hand\":");
+    put_cards(out, idx, 5);
+    buf_puts(out, ",\"indices\":");
+    put_ints(out, idx, 10, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
 static const char *c_previous_hash(const Algo *a, int variant, Val *v, Buf *out) {
     (void)a;
     uint8_t h[32], raw[32];
@@ -457,59 +807,246 @@ static double to_precision9(double x) {
     return strtod(r, NULL);
 }
 
+/* ---- bustabit: the crash points, the chain */
+
+/* r = the first 13 hex digits (52 bits) of the HMAC */
+static uint64_t first_52_bits(const uint8_t h[32]) {
+    uint64_t r = 0;
+    for (int i = 0; i < 6; i++) r = r << 8 | h[i];
+    return r << 4 | h[6] >> 4;
+}
+
+/* v2's crash point for r, in bustabit's (bcgame 0) or BC.Game's reading; *x gets X as the
+ * division uses it. INFINITY where bcgame rounds X to 1 (written "Infinity"). */
+static double v2_crash(uint64_t r, int bcgame, double *x) {
+    *x = (double)r / 4503599627370496.0;
+    if (bcgame) *x = to_precision9(*x);
+    double den = 1.0 - *x;
+    if (den == 0) return INFINITY;
+    double c = floor(99.0 / den) / 100.0;
+    return c < 1 ? 1.0 : c;
+}
+
+static void put_v2(Buf *out, const uint8_t h[32], int with_hmac, int bcgame) {
+    uint64_t r = first_52_bits(h);
+    double x, c = v2_crash(r, bcgame, &x);
+    buf_puts(out, "{\"crash\":");
+    if (isinf(c)) buf_puts(out, "\"Infinity\"");
+    else buf_num(out, c);
+    if (with_hmac) {
+        buf_puts(out, ",\"hmac\":\"");
+        buf_hex(out, h, 32);
+        buf_putc(out, '"');
+    }
+    buf_puts(out, ",\"r\":");
+    buf_u64(out, r);
+    buf_puts(out, ",\"x\":");
+    buf_num(out, x);
+    buf_putc(out, '}');
+}
+
+static const char *c_crash_v2_outcome(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    uint8_t h[32];
+    unhex32(v[0].s, h);
+    put_v2(out, h, 0, variant == 1);
+    return NULL;
+}
+
 static const char *c_crash_v2(const Algo *a, int variant, Val *v, Buf *out) {
     (void)a;
     uint8_t msg[32], h[32];
     unhex32(v[0].s, msg);
     hmac_sha256(v[1].s, v[1].len, msg, 32, h);
-    uint64_t r = 0;
-    for (int i = 0; i < 6; i++) r = r << 8 | h[i];
-    r = r << 4 | h[6] >> 4; /* 13 hex digits = 52 bits */
-    double x = (double)r / 4503599627370496.0;
-    if (variant == 1) x = to_precision9(x);
-    double den = 1.0 - x;
-    buf_puts(out, "{\"crash\":");
-    if (den == 0) {
-        buf_puts(out, "\"Infinity\"");
+    put_v2(out, h, 1, variant == 1);
+    return NULL;
+}
+
+/* v1: instant when the whole 256-bit HMAC is divisible by the modulus (101 bustabit, 33
+ * roobet); else floor((100 * 2^52 - r) / (2^52 - r)) / 100, each operation a double (the
+ * subtraction 100 * 2^52 - r rounds: it is above 2^53). */
+static void put_v1(Buf *out, const uint8_t h[32], int with_hmac, int roobet) {
+    unsigned mod = roobet ? 33 : 101, rem = 0;
+    for (int i = 0; i < 32; i++) rem = (rem * 256 + h[i]) % mod;
+    uint64_t r = first_52_bits(h);
+    double crash;
+    if (rem == 0) {
+        crash = roobet ? 1.0 : 0.0;
     } else {
-        double c = floor(99.0 / den) / 100.0;
-        buf_num(out, c < 1 ? 1.0 : c);
+        const double e = 4503599627370496.0;
+        double num = 100.0 * e - (double)r; /* rounded to a double here, as in JavaScript */
+        crash = floor(num / (e - (double)r)) / 100.0;
     }
-    buf_puts(out, ",\"hmac\":\"");
-    buf_hex(out, h, 32);
-    buf_puts(out, "\",\"r\":");
+    buf_puts(out, "{\"crash\":");
+    buf_num(out, crash);
+    if (with_hmac) {
+        buf_puts(out, ",\"hmac\":\"");
+        buf_hex(out, h, 32);
+        buf_putc(out, '"');
+    }
+    buf_puts(out, rem == 0 ? ",\"instant\":true,\"r\":" : ",\"instant\":false,\"r\":");
     buf_u64(out, r);
-    buf_puts(out, ",\"x\":");
-    buf_num(out, x);
+    buf_putc(out, '}');
+}
+
+static const char *c_crash_v1_outcome(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    uint8_t h[32];
+    unhex32(v[0].s, h);
+    put_v1(out, h, 0, variant == 1);
+    return NULL;
+}
+
+/* v1 keys HMAC with the game hash's text and hashes the salt's text (v2's roles swapped) */
+static const char *c_crash_v1(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    uint8_t h[32];
+    hmac_sha256(v[0].s, 64, v[1].s, 64, h);
+    put_v1(out, h, 1, variant == 1);
+    return NULL;
+}
+
+/* one step down a chain: SHA-256 of the 32 bytes (raw-bytes) or of their 64-digit
+ * lower-case hex text (hex-text) */
+static void chain_step(uint8_t h[32], int hex_text) {
+    if (!hex_text) {
+        sha256(h, 32, h);
+        return;
+    }
+    char t[64];
+    for (int i = 0; i < 32; i++) t[2 * i] = HEX[h[i] >> 4], t[2 * i + 1] = HEX[h[i] & 15];
+    sha256(t, 64, h);
+}
+
+static const char *c_chain_check(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    uint8_t h[32], end[32];
+    unhex32(v[0].s, h);
+    unhex32(v[1].s, end);
+    uint64_t game = (uint64_t)v[2].num, max = (uint64_t)v[3].num, steps = 0;
+    /* compare first, then step: at most max hashes, reached at exactly max counts */
+    while (memcmp(h, end, 32) != 0) {
+        if (steps == max) {
+            buf_puts(out, "{\"game_number\":null,\"reached\":false,\"steps\":null}");
+            return NULL;
+        }
+        chain_step(h, variant == 1);
+        steps++;
+    }
+    buf_puts(out, "{\"game_number\":");
+    buf_u64(out, game + steps);
+    buf_puts(out, ",\"reached\":true,\"steps\":");
+    buf_u64(out, steps);
     buf_putc(out, '}');
     return NULL;
 }
 
+/* bustabit's verifier: numbers 1 to 10,000,000 are the first chain (hex-text, origin 0),
+ * the numbers above it the current chain (raw-bytes, origin 10,000,000); exactly
+ * number - origin steps, no early stop, then one comparison */
+static const char *c_chain_position(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static const char FIRST_END[] = "86728f5fc3bd99db94d3cdaf105d67788194e9701bf95d049ad0e1ee3d004277";
+    static const char CURRENT_END[] = "567a98370fb7545137ddb53687723cf0b8a1f5e93b1f76f4a1da29416930fa59";
+    uint64_t number = (uint64_t)v[1].num;
+    int first = number <= 10000000;
+    uint64_t steps = first ? number : number - 10000000;
+    uint8_t h[32], end[32];
+    unhex32(v[0].s, h);
+    unhex32(first ? FIRST_END : CURRENT_END, end);
+    for (uint64_t i = 0; i < steps; i++) chain_step(h, first);
+    buf_puts(out, first ? "{\"chain\":\"first\",\"end_hash\":\"" : "{\"chain\":\"current\",\"end_hash\":\"");
+    buf_hex(out, h, 32);
+    buf_puts(out, memcmp(h, end, 32) == 0 ? "\",\"genuine\":true,\"steps\":" : "\",\"genuine\":false,\"steps\":");
+    buf_u64(out, steps);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* the game and the count - 1 before it, newest first; the chain steps under the variant's
+ * rule, the HMAC always takes the hash's 32 bytes (crash_v2, bustabit's reading) */
+static const char *c_games(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    static Buf hashes;
+    int count = (int)v[2].num;
+    uint8_t h[32], m[32];
+    unhex32(v[0].s, h);
+    hashes.n = 0;
+    buf_puts(out, "{\"crashes\":[");
+    for (int i = 0; i < count; i++) {
+        if (i) {
+            chain_step(h, variant == 1);
+            buf_putc(out, ',');
+            buf_putc(&hashes, ',');
+        }
+        hmac_sha256(v[1].s, 64, h, 32, m);
+        double x;
+        buf_num(out, v2_crash(first_52_bits(m), 0, &x));
+        buf_putc(&hashes, '"');
+        buf_hex(&hashes, h, 32);
+        buf_putc(&hashes, '"');
+    }
+    buf_puts(out, "],\"hashes\":[");
+    buf_put(out, hashes.p, hashes.n);
+    buf_puts(out, "]}");
+    return NULL;
+}
+
 #define MAXSAFE 9007199254740991.0
+/* the fields of an inputs schema, in the order of its properties */
+#define F_STR(n) {n, T_STR, 0, 0, NULL, NULL, NULL, NULL, 0, NULL}
+#define F_HEX64(n, err) {n, T_STR, 0, 0, NULL, err, NULL, NULL, 0, NULL}
+#define F_INT(n, lo, hi, err) {n, T_INT, lo, hi, err, NULL, NULL, NULL, 0, NULL}
+#define F_INT_ENUM(n, list, err) {n, T_INT, 0, 0, err, NULL, list, NULL, 0, NULL}
+#define F_STR_ENUM(n, list, err) {n, T_STR, 0, 0, err, NULL, NULL, list, 0, NULL}
+#define F_FLOATS(n, maxn, maxn_err, lo, hi, err) {n, T_FLOATS, lo, hi, err, NULL, NULL, NULL, maxn, maxn_err}
+#define F_SEEDS F_STR("server_seed"), F_STR("client_seed"), F_INT("nonce", 0, MAXSAFE, "nonce-out-of-range")
+static const int WHEEL_SEGMENTS[] = {10, 20, 30, 40, 50, 0};
+static const char *const WHEEL_RISKS[] = {"low", "medium", "high", NULL};
+
 static const Algo ALGOS[] = {
-    {"stake.bytes", 4,
-     {{"server_seed", T_STR, 0, 0, NULL, NULL},
-      {"client_seed", T_STR, 0, 0, NULL, NULL},
-      {"nonce", T_INT, 0, MAXSAFE, "nonce-out-of-range", NULL},
-      {"round", T_INT, 0, MAXSAFE, "round-out-of-range", NULL}},
-     0, {NULL}, c_bytes},
+    {"stake.bytes", 4, {F_SEEDS, F_INT("round", 0, MAXSAFE, "round-out-of-range")}, 0, {NULL}, c_bytes},
     {"stake.floats", 5,
-     {{"server_seed", T_STR, 0, 0, NULL, NULL},
-      {"client_seed", T_STR, 0, 0, NULL, NULL},
-      {"nonce", T_INT, 0, MAXSAFE, "nonce-out-of-range", NULL},
-      {"cursor", T_INT, 0, MAXSAFE, "cursor-out-of-range", NULL},
-      {"count", T_INT, 1, 256, "count-out-of-range", NULL}},
+     {F_SEEDS, F_INT("cursor", 0, MAXSAFE, "cursor-out-of-range"), F_INT("count", 1, 256, "count-out-of-range")},
      0, {NULL}, c_floats},
-    {"stake.dice", 3,
-     {{"server_seed", T_STR, 0, 0, NULL, NULL},
-      {"client_seed", T_STR, 0, 0, NULL, NULL},
-      {"nonce", T_INT, 0, MAXSAFE, "nonce-out-of-range", NULL}},
-     2, {"truncate", "round"}, c_dice},
-    {"bustabit.previous_hash", 1, {{"game_hash", T_STR, 0, 0, NULL, "bad-hash"}}, 2, {"raw-bytes", "hex-text"},
-     c_previous_hash},
-    {"bustabit.crash_v2", 2,
-     {{"game_hash", T_STR, 0, 0, NULL, "bad-hash"}, {"salt", T_STR, 0, 0, NULL, "bad-salt"}},
-     2, {"bustabit", "bcgame"}, c_crash_v2},
+    {"stake.dice", 3, {F_SEEDS}, 2, {"truncate", "round"}, c_dice},
+    {"stake.limbo", 3, {F_SEEDS}, 2, {"truncate", "round"}, c_limbo},
+    {"stake.crash", 2, {F_HEX64("game_hash", "bad-game-hash"), F_STR("salt")}, 2, {"truncate", "round"},
+     c_stake_crash},
+    {"stake.mines", 4, {F_SEEDS, F_INT("mines_count", 1, 24, "mines-count-out-of-range")}, 2,
+     {"pick-and-remove", "swap-from-end"}, c_mines},
+    {"stake.plinko", 4, {F_SEEDS, F_INT("rows", 8, 16, "rows-out-of-range")}, 0, {NULL}, c_plinko},
+    {"stake.keno", 3, {F_SEEDS}, 2, {"pick-and-remove", "swap-from-end"}, c_keno},
+    {"stake.wheel", 5,
+     {F_SEEDS, F_INT_ENUM("segments", WHEEL_SEGMENTS, "segments-out-of-range"),
+      F_STR_ENUM("risk", WHEEL_RISKS, "unknown-risk")},
+     0, {NULL}, c_wheel},
+    {"stake.roulette", 3, {F_SEEDS}, 0, {NULL}, c_roulette},
+    {"stake.diamonds", 3, {F_SEEDS}, 0, {NULL}, c_diamonds},
+    {"stake.cards", 4, {F_SEEDS, F_INT("count", 1, 52, "count-out-of-range")}, 0, {NULL}, c_cards},
+    {"stake.shuffle", 2,
+     {F_FLOATS("floats", 1000, "too-many-floats", 0, 1, "float-out-of-range"),
+      F_INT("size", 1, 1000, "size-out-of-range")},
+     2, {"pick-and-remove", "swap-from-end"}, c_shuffle},
+    {"stake.video_poker", 3, {F_SEEDS}, 2, {"pick-and-remove", "swap-from-end"}, c_video_poker},
+    {"bustabit.previous_hash", 1, {F_HEX64("game_hash", "bad-hash")}, 2, {"raw-bytes", "hex-text"}, c_previous_hash},
+    {"bustabit.crash_v2", 2, {F_HEX64("game_hash", "bad-hash"), F_HEX64("salt", "bad-salt")}, 2,
+     {"bustabit", "bcgame"}, c_crash_v2},
+    {"bustabit.crash_v2_outcome", 1, {F_HEX64("hmac", "bad-hmac")}, 2, {"bustabit", "bcgame"}, c_crash_v2_outcome},
+    {"bustabit.crash_v1", 2, {F_HEX64("game_hash", "bad-hash"), F_HEX64("salt", "bad-salt")}, 2,
+     {"bustabit", "roobet"}, c_crash_v1},
+    {"bustabit.crash_v1_outcome", 1, {F_HEX64("hmac", "bad-hmac")}, 2, {"bustabit", "roobet"}, c_crash_v1_outcome},
+    {"bustabit.chain_check", 4,
+     {F_HEX64("game_hash", "bad-hash"), F_HEX64("terminating_hash", "bad-hash"),
+      F_INT("terminating_game", 0, 9007199154740991.0, "terminating-game-out-of-range"),
+      F_INT("max_steps", 0, 100000000, "max-steps-out-of-range")},
+     2, {"raw-bytes", "hex-text"}, c_chain_check},
+    {"bustabit.chain_position", 2,
+     {F_HEX64("game_hash", "bad-hash"), F_INT("game_number", 1, 110000000, "game-number-out-of-range")}, 0, {NULL},
+     c_chain_position},
+    {"bustabit.games", 3,
+     {F_HEX64("game_hash", "bad-hash"), F_HEX64("salt", "bad-salt"), F_INT("count", 1, 10000, "count-out-of-range")},
+     2, {"raw-bytes", "hex-text"}, c_games},
 };
 #define NALGOS ((int)(sizeof ALGOS / sizeof ALGOS[0]))
 
@@ -914,7 +1451,16 @@ int main(void) {
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     fputs("{\"type\":\"hello\",\"protocol\":1,\"name\":\"fairvec-c-benchmark-adapter\",\"version\":\"1\","
           "\"algorithms\":{\"stake.bytes\":[],\"stake.floats\":[],\"stake.dice\":[\"truncate\",\"round\"],"
-          "\"bustabit.previous_hash\":[\"raw-bytes\",\"hex-text\"],\"bustabit.crash_v2\":[\"bustabit\",\"bcgame\"]},"
+          "\"stake.limbo\":[\"truncate\",\"round\"],\"stake.crash\":[\"truncate\",\"round\"],"
+          "\"stake.mines\":[\"pick-and-remove\",\"swap-from-end\"],\"stake.plinko\":[],"
+          "\"stake.keno\":[\"pick-and-remove\",\"swap-from-end\"],\"stake.wheel\":[],\"stake.roulette\":[],"
+          "\"stake.diamonds\":[],\"stake.cards\":[],\"stake.shuffle\":[\"pick-and-remove\",\"swap-from-end\"],"
+          "\"stake.video_poker\":[\"pick-and-remove\",\"swap-from-end\"],"
+          "\"bustabit.previous_hash\":[\"raw-bytes\",\"hex-text\"],\"bustabit.crash_v2\":[\"bustabit\",\"bcgame\"],"
+          "\"bustabit.crash_v2_outcome\":[\"bustabit\",\"bcgame\"],\"bustabit.crash_v1\":[\"bustabit\",\"roobet\"],"
+          "\"bustabit.crash_v1_outcome\":[\"bustabit\",\"roobet\"],"
+          "\"bustabit.chain_check\":[\"raw-bytes\",\"hex-text\"],\"bustabit.chain_position\":[],"
+          "\"bustabit.games\":[\"raw-bytes\",\"hex-text\"]},"
           "\"lone_surrogates\":\"marked\",\"accumulate\":true}\n",
           stdout);
     fflush(stdout);

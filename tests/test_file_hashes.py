@@ -1,0 +1,224 @@
+"""Remembered hashes (fairvec/file_hashes.py): a vector file whose identity on disk is
+unchanged is not read to be named, and whatever is sent, judged or digested is still
+checked against the hash it was chosen by. A stale or broken entry is never trusted
+beyond what the file's own bytes say."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from support import MISBEHAVING, Completed, fairvec
+
+from fairvec import file_hashes
+from fairvec.errors import FairvecError
+from fairvec.file_hashes import KnownHashes
+from fairvec.vectorfiles import SCHEMA_NAME, VectorFile, default_vectors_root, load_vector_files
+
+VECTORS = default_vectors_root()
+FAMILIES = ("battle", "nardy")
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("FAIRVEC_CACHE_DIR", str(folder))
+    monkeypatch.delenv("FAIRVEC_NO_CACHE", raising=False)
+    return folder
+
+
+@pytest.fixture
+def vectors(tmp_path: Path) -> Path:
+    root = tmp_path / "vectors"
+    root.mkdir()
+    shutil.copy(VECTORS / SCHEMA_NAME, root)
+    for family in FAMILIES:
+        shutil.copytree(VECTORS / family, root / family)
+    return root
+
+
+@pytest.fixture
+def settled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files just written count as settled (in use, a file must be a second old)."""
+    monkeypatch.setattr(file_hashes, "SETTLED_NS", -(10**12))
+
+
+def _unread(loaded: list[VectorFile]) -> list[bool]:
+    """Of each file, whether it is skeletal and its bytes are not read yet."""
+    return [bool(f.unread) and f.unread[0][0] is None for f in loaded]
+
+
+def _cache_file(cache: Path) -> Path:
+    return cache / KnownHashes.NAME
+
+
+@pytest.mark.usefixtures("settled_at_once")
+def test_an_unchanged_file_is_not_read_until_it_is_filled(vectors: Path) -> None:
+    whole = {f.algorithm: f.vectors for f in load_vector_files(vectors)}
+    load_vector_files(vectors, skeletal=True)  # indexed
+    loaded = load_vector_files(vectors, skeletal=True)
+    assert loaded and all(_unread(loaded))
+    for vector_file in loaded:
+        assert vector_file.vectors == whole[vector_file.algorithm]  # read and checked now
+        assert not vector_file.unread
+
+
+def test_a_file_written_within_the_last_second_is_not_remembered(
+    vectors: Path, own_cache: Path
+) -> None:
+    load_vector_files(vectors, skeletal=True)
+    loaded = load_vector_files(vectors, skeletal=True)
+    assert loaded and not any(_unread(loaded))  # read (their times could still repeat)
+    assert not _cache_file(own_cache).exists()
+
+
+@pytest.mark.usefixtures("settled_at_once")
+def test_a_changed_file_is_read_and_hashed_again(vectors: Path) -> None:
+    target = vectors / "battle" / "move.json"
+    load_vector_files(vectors, skeletal=True)
+    load_vector_files(vectors, skeletal=True)
+    data = json.loads(target.read_text(encoding="utf-8"))
+    data["vectors"].pop()
+    target.write_text(json.dumps(data), encoding="utf-8")  # another layout: never indexed
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert loaded.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert len(loaded.vectors) == len(data["vectors"])
+
+
+def _stale(cache: Path, target: Path, old_sha: str) -> None:
+    """The entry of ``target``: its present identity with the hash of its former bytes (what
+    two writes within one clock tick would leave, were the entry remembered at once)."""
+    value = json.loads(_cache_file(cache).read_text())
+    value["files"][str(target)][-1] = old_sha
+    _cache_file(cache).write_text(json.dumps(value))
+
+
+def _rewritten(target: Path) -> None:
+    """The same vectors in the generator's layout, one of them changed (so indexed too)."""
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace('"move": "fire"', '"move": "FIRE"', 1), encoding="utf-8")
+
+
+@pytest.mark.usefixtures("settled_at_once")
+def test_a_stale_entry_is_caught_when_the_file_is_filled(vectors: Path, own_cache: Path) -> None:
+    target = vectors / "battle" / "move.json"
+    old_sha = hashlib.sha256(target.read_bytes()).hexdigest()
+    load_vector_files(vectors, skeletal=True)
+    _rewritten(target)
+    load_vector_files(vectors, skeletal=True)  # the new bytes: hashed, validated, indexed
+    _stale(own_cache, target, old_sha)
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert loaded.sha256 == old_sha and _unread([loaded]) == [True]
+    with pytest.raises(FairvecError, match=r"move\.json: changed while this run chose"):
+        loaded.fill()
+    (again,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert again.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()  # forgotten
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "",
+        "{not json",
+        "[]",
+        '{"format": 0, "files": {}}',
+        '{"format": 1, "files": []}',
+        '{"format": 1, "files": {"%s": [1, 2, 3, 4, 5]}}',
+        '{"format": 1, "files": {"%s": [1, 2, 3, 4, "5", "%s"]}}',
+        '{"format": 1, "files": {"%s": [1, 2, 3, 4, 5, "not a hash"]}}',
+    ],
+)
+@pytest.mark.usefixtures("settled_at_once")
+def test_a_malformed_cache_is_a_miss(vectors: Path, own_cache: Path, content: str) -> None:
+    target = vectors / "battle" / "move.json"
+    sha = hashlib.sha256(target.read_bytes()).hexdigest()
+    load_vector_files(vectors, skeletal=True)
+    load_vector_files(vectors, skeletal=True)
+    assert KnownHashes.open(own_cache).sha_of(target) == sha  # the control: a hit
+    text = content.replace("%s", str(target), 1).replace("%s", sha)
+    _cache_file(own_cache).write_text(text)
+    assert KnownHashes.open(own_cache).sha_of(target) is None
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert _unread([loaded]) == [False] and loaded.sha256 == sha
+
+
+def test_a_cache_that_is_a_folder_or_unwritable_is_no_error(
+    vectors: Path, own_cache: Path, settled_at_once: None
+) -> None:
+    own_cache.mkdir(parents=True)
+    _cache_file(own_cache).mkdir()
+    assert len(load_vector_files(vectors, skeletal=True)) == len(load_vector_files(vectors))
+
+
+@pytest.mark.usefixtures("settled_at_once")
+def test_only_the_newest_entries_are_kept(
+    vectors: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(file_hashes, "HASHES_KEPT", 3)
+    files = load_vector_files(vectors)
+    assert len(files) > 3 and len(KnownHashes.open(own_cache).entries) == 3
+    load_vector_files(vectors, lambda name: name == "battle.attack")  # not among the 3 kept
+    kept = list(KnownHashes.open(own_cache).entries)
+    assert len(kept) == 3 and kept[-1] == str(vectors / "battle" / "attack.json")
+
+
+def test_without_the_cache_nothing_is_remembered(
+    vectors: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch, settled_at_once: None
+) -> None:
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    load_vector_files(vectors, skeletal=True)
+    assert not any(_unread(load_vector_files(vectors, skeletal=True)))
+    assert not own_cache.exists()
+
+
+# -- fairvec run, end to end: the files must be a second old, as in use -------------------------
+
+
+def _run(vectors: Path, report: Path, *selection: str) -> Completed:
+    declared = json.dumps({"battle.move": []})
+    return fairvec(
+        "run", "--vectors", vectors, "--tier", "none", *selection, "--json", report,
+        "--", "python3", str(MISBEHAVING), "--algorithms", declared,
+    )  # fmt: skip
+
+
+def test_a_run_from_remembered_hashes_reports_what_a_cold_one_does(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS)
+    reports = []
+    for run in ("cold", "indexed", "remembered"):
+        report = tmp_path / f"{run}.json"
+        done = _run(vectors, report)
+        assert done.status == 0, done.stdout + done.stderr
+        value = json.loads(report.read_text())
+        reports.append((value["vectors_digest"], value["summary"], value["attestation"]["suite"]))
+    assert reports[0] == reports[1] == reports[2]
+    remembered = KnownHashes.open(own_cache).entries
+    assert len(remembered) == len(list(vectors.glob("*/*.json")))
+
+
+def test_a_stale_entry_of_an_unselected_file_stops_the_digest_in_one_line(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    """The suite's digest is computed from the bytes its cache key names, or not at all."""
+    target = vectors / "nardy" / "cuts.json"
+    old_sha = hashlib.sha256(target.read_bytes()).hexdigest()
+    renamed = target.read_text(encoding="utf-8").replace('"nardy.cuts/', '"nardy.cuts/x-')
+    target.write_text(renamed, encoding="utf-8")
+    time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS)
+    only = ("--algorithm", "battle.move")  # the nardy files unselected: hashed for the key
+    assert _run(vectors, tmp_path / "a.json", *only).status == 0
+    assert KnownHashes.open(own_cache).sha_of(target) not in (None, old_sha)
+    _stale(own_cache, target, old_sha)
+    (own_cache / "digests.json").unlink()  # so the suite's digest is computed
+    done = _run(vectors, tmp_path / "b.json", *only)
+    lines = done.stderr.strip().splitlines()
+    assert done.status == 2 and len(lines) == 1, done.stderr
+    assert "cuts.json: changed during this run; run again" in lines[0]
+    assert not (tmp_path / "b.json").exists()
+    assert _run(vectors, tmp_path / "c.json", *only).status == 0  # the entry was forgotten
