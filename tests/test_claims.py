@@ -246,7 +246,10 @@ def test_the_marked_encoding_is_exact() -> None:
     """Every string, lone surrogates and a leading U+FFFF included, comes back as it was;
     the line stays ASCII and is plain JSON Go or Rust decode."""
     draw = random.Random(18)
+    # "ud83d" and a lone low surrogate after a backslash: text that looks like a pair's
+    # escape in the line ("\\\\ud83d\\udc00"), which the fast check must not take for one
     alphabet = ["a", "\u00e9", "\ud800", "\udfff", "\uffff", "\U0001f600", "\\", '"', "\x00"]
+    alphabet += ["ud83d", "\udc00"]
     for _ in range(2000):
         drawn = "".join(draw.choice(alphabet) for _ in range(draw.randint(0, 6)))
         text = json.loads(json.dumps(drawn))  # as a vector file holds it: pairs joined
@@ -267,6 +270,23 @@ def test_the_marked_encoding_is_exact() -> None:
             for key, value in sent.items()
         }
         assert back == {text: [text], "k": text}
+
+
+def test_a_character_beyond_the_bmp_needs_no_mark() -> None:
+    """An emoji travels as a surrogate pair's escape, nothing to mark: the request is the
+    plain line (a third of stake's requests hold one; marking them all was the slow path)."""
+    from fairvec.runner.protocol import _may_need_marks, request_bytes
+
+    def line(text: str) -> bytes:
+        return request_bytes({"id": "x", "variant": None, "input": {"s": text}}, "a.b")  # type: ignore[typeddict-item]
+
+    assert not _may_need_marks(line("seed \U0001f600\U0001f680 \u00e9"))
+    assert marked_request_bytes(
+        {"id": "x", "variant": None, "input": {"s": "\U0001f600"}},  # type: ignore[typeddict-item]
+        "a.b",
+    ) == line("\U0001f600")
+    for text in ("\ud800", "\udc00", "\x00", "\uffffx", "\\ud83d\udc00"):
+        assert _may_need_marks(line(text)), text
 
 
 def test_a_hello_without_the_claims_has_none() -> None:
