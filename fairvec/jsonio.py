@@ -112,14 +112,30 @@ def fast_loads(line: bytes) -> Any:
 
 def fast_loads_each(lines: list[bytes]) -> list[Any] | None:
     """Each line parsed, as fast_loads would, with C doing the per-line work (orjson mapped
-    over the lines, one long-integer guard for them all); None when orjson is not
-    installed or refuses any line (then the caller parses them one by one)."""
-    if _orjson_loads is None or _long_digits(b"\n".join(lines)):
+    over the lines, one long-integer guard for them all); a line that may hold an integer
+    beyond 64 bits by json (so one such line, a hex digest with 19 digits in a row, does not
+    send its whole batch the slow way). None when orjson is not installed or refuses any
+    line, or json does, or json reads a NaN or an infinity, which orjson would have refused
+    (then the caller parses them one by one, and says what is wrong)."""
+    if _orjson_loads is None:
         return None
     try:
-        return list(map(_orjson_loads, lines))
-    except ValueError:
+        if not _long_digits(b"\n".join(lines)):
+            return list(map(_orjson_loads, lines))
+        loads = _orjson_loads
+        return [_finite_loads(line) if _long_digits(line) else loads(line) for line in lines]
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError included
         return None
+
+
+def _finite_loads(line: bytes) -> Any:
+    """json.loads, raising ValueError for NaN and the infinities (1e400 included)."""
+    value = json.loads(line)
+    _FINITE_ENCODER.encode(value)
+    return value
+
+
+_FINITE_ENCODER = json.JSONEncoder(allow_nan=False)
 
 
 def trusted_loads(data: bytes) -> Any:

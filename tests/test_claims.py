@@ -281,6 +281,7 @@ def test_a_character_beyond_the_bmp_needs_no_mark() -> None:
         return request_bytes({"id": "x", "variant": None, "input": {"s": text}}, "a.b")  # type: ignore[typeddict-item]
 
     assert not _may_need_marks(line("seed \U0001f600\U0001f680 \u00e9"))
+    assert not _may_need_marks(line("\ud05d\ud7a3"))  # Hangul: \\ud0.. is no surrogate
     assert marked_request_bytes(
         {"id": "x", "variant": None, "input": {"s": "\U0001f600"}},  # type: ignore[typeddict-item]
         "a.b",

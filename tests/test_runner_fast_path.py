@@ -288,3 +288,19 @@ def test_long_digit_runs_parse_as_json_reads_them(line: bytes) -> None:
         assert repr(parsed) == repr(expected)
     if line.startswith(b'{"x":[0.00'):
         assert fast_loads_each([line, b"{}"]) is not None  # orjson took the batch
+
+
+def test_one_long_integer_line_does_not_send_its_batch_the_slow_way() -> None:
+    """A line that may hold an integer beyond 64 bits is read by json, the rest of its batch
+    by orjson: one hex digest with 19 digits in a row among 300 answers used to send all 300
+    one by one. What orjson would refuse still refuses the batch."""
+    from fairvec.jsonio import fast_loads_each
+
+    plain = [b'{"id":"v%d","output":{"n":%d}}' % (n, n) for n in range(300)]
+    for line in LONG_NUMBERS[1:4]:
+        batch = [*plain[:150], line, *plain[150:]]
+        parsed = fast_loads_each(batch)
+        assert parsed is not None, line
+        assert [repr(value) for value in parsed] == [repr(json.loads(one)) for one in batch]
+    for refused in (b'{"x":12345678901234567890,"y":NaN}', b'{"x":1e1000000000000000000}'):
+        assert fast_loads_each([*plain, refused]) is None
