@@ -325,6 +325,19 @@ def same_json_list(expected: list[Any], actual: list[Any]) -> bool:
         return False
 
 
+def same_json_each(expected: list[Any], actual: list[Any]) -> list[bool] | None:
+    """Item by item, whether same_json_list would say the two items are the same JSON
+    (False also where only json_equal could tell); None when orjson is not installed or
+    cannot write an item (a lone surrogate, a huge integer)."""
+    dump = _orjson_sorted
+    if dump is None:
+        return None
+    try:
+        return [e == a and dump(e) == dump(a) for e, a in zip(expected, actual, strict=True)]
+    except TypeError:
+        return None
+
+
 def json_equal(left: Any, right: Any) -> bool:
     """Equality as JSON sees it: 1 equals 1.0 (JSON has one number type), but
     true never equals 1, and objects compare key by key."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fairvec.jsonio import first_difference, same_json, same_json_list
+from fairvec.jsonio import first_difference, same_json, same_json_each, same_json_list
 from fairvec.runner.results import Result, Work
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
@@ -52,18 +52,27 @@ def judge(
     )
 
 
-def judge_outputs(works: list[Work], outputs: list[Any]) -> list[Result] | None:
-    """Each work judged against the output its adapter sent, all at once, when every one
-    of them passes (each expects an output, and the two lists are the same JSON); None
-    when one may not, for judge to find it. Same verdicts as judge, a fraction of the cost:
-    equal lists and equal sorted orjson texts mean equal items (see same_json)."""
+def judge_outputs(works: list[Work], outputs: list[Any]) -> list[Result | None] | None:
+    """Each work judged against the output its adapter sent, all at once, where C settles
+    it: the works whose output is the expected one, as the same JSON text, pass; the others
+    are None, left to judge (a difference, an error expected, 1.0 sent as 1). None when
+    none could be settled so (orjson missing, or an item it cannot write). Same verdicts as
+    judge, a fraction of the cost: equal lists and equal sorted orjson texts mean equal
+    items (see same_json)."""
     expected = [work.vector["expected"].get("output", _NO_OUTPUT) for work in works]
-    if not same_json_list(expected, outputs):
+    if same_json_list(expected, outputs):  # the usual batch: one comparison
+        return [_passed(work, output) for work, output in zip(works, outputs, strict=True)]
+    settled = same_json_each(expected, outputs)
+    if settled is None:
         return None
     return [
-        Result(work.vector, work.algorithm, "pass", got={"output": output})
-        for work, output in zip(works, outputs, strict=True)
+        _passed(work, output) if same else None
+        for work, output, same in zip(works, outputs, settled, strict=True)
     ]
+
+
+def _passed(work: Work, output: Any) -> Result:
+    return Result(work.vector, work.algorithm, "pass", got={"output": output})
 
 
 def _describe(expected: Any, output: Any, output_schema: dict[str, Any]) -> str:

@@ -176,7 +176,7 @@ LINES = [
     b'{"id":"d","unsupported":true}',
     b'{"id":"e","output":123456789012345678901234}',
     b'{"id":"f","output":1',
-    b'[1]',
+    b"[1]",
     b'{"id":"g","output":1,"x":2}',
     b'{"id":"h","output":' + b"[" * 70 + b"]" * 70 + b"}",
     b'{"id":"i","output":"\\ud800"}',
@@ -230,17 +230,21 @@ def test_outputs_judged_together_are_judged_as_one_by_one() -> None:
     ]
     outputs = [got for _expected, got in PAIRS]
     one_by_one = [
-        judge(w.vector, w.algorithm, {}, {"output": o})
-        for w, o in zip(works, outputs, strict=True)
+        judge(w.vector, w.algorithm, {}, {"output": o}) for w, o in zip(works, outputs, strict=True)
     ]
-    together = judge_outputs(works, outputs)
-    if together is not None:  # only when every one passes
-        assert all(result.status == "pass" for result in one_by_one)
-        assert _shown(together) == _shown(one_by_one)
     for work, output, alone in zip(works, outputs, one_by_one, strict=True):
-        single = judge_outputs([work], [output])
-        assert single is None or _shown(single) == _shown([alone])
+        (single,) = judge_outputs([work], [output]) or [None]
+        assert single is None or _shown([single]) == _shown([alone])
         assert single is not None or alone.status != "pass" or _needs_json_equal(work, output)
+    assert judge_outputs(works, outputs) is None  # a lone surrogate, 2**70: orjson cannot
+    # the others together: each settled as it is alone, though some in the batch differ
+    writable = [n for n, (e, _got) in enumerate(PAIRS) if e not in ("\ud800", 2**70)]
+    together = judge_outputs([works[n] for n in writable], [outputs[n] for n in writable])
+    assert together is not None and len(together) == len(writable)
+    for n, batched in zip(writable, together, strict=True):
+        (single,) = judge_outputs([works[n]], [outputs[n]]) or [None]
+        assert _shown([batched] if batched else []) == _shown([single] if single else [])
+    assert sum(result is not None for result in together) == 6  # the passes orjson settles
 
 
 def _needs_json_equal(work: Work, output: Any) -> bool:
@@ -261,7 +265,7 @@ def _shown(results: list[Result]) -> list[tuple[str, str, str, Any]]:
 
 def test_an_error_expected_is_never_passed_by_an_output_in_a_batch() -> None:
     work = Work({"id": "e", "variant": None, "input": {}, "expected": {"error": "bad"}}, "x", {})
-    assert judge_outputs([work], [None]) is None
+    assert not any(judge_outputs([work], [None]) or [])
 
 
 LONG_NUMBERS = [
