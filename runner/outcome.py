@@ -37,15 +37,14 @@ def hello_warnings(
 ) -> list[str]:
     """What in the hello would make vectors skip silently: unknown algorithm ids (likely
     misspelt), unknown variants, and [] for an algorithm that has variants."""
-    # difflib: 3 ms, only when the hello names an unknown algorithm
-    import difflib
-
     named = set(hello.algorithms)
     warnings = []
     if not named & suite:
         warnings.append("the hello names no algorithm the suite has: every vector is skipped")
     unknown = sorted(named - suite)
     for algorithm in unknown[:SHOWN_UNKNOWN]:
+        import difflib  # 2 ms: only when the hello names an unknown algorithm
+
         close = difflib.get_close_matches(algorithm, sorted(suite), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         warnings.append(f"the hello names {algorithm!r}, which the suite does not have{hint}")
