@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import threading
 from pathlib import Path
@@ -136,13 +137,14 @@ def _entry(item: object) -> tuple[Identity, str] | None:
     if not isinstance(item, list) or len(item) != 6:
         return None
     *numbers, sha = item
-    if not all(type(number) is int for number in numbers) or not _is_sha(sha):
+    if set(map(type, numbers)) != {int} or not _is_sha(sha):
         return None
     device, inode, size, modified, changed = numbers
     return (device, inode, size, modified, changed), sha
 
 
 def _is_sha(value: object) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
+    return isinstance(value, str) and _SHA.fullmatch(value) is not None
+
+
+_SHA = re.compile(r"[0-9a-f]{64}")
