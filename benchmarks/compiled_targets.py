@@ -7,12 +7,12 @@ Builds benchmarks/c_adapter/adapter (C11, gcc, OpenSSL's libcrypto, cJSON: Debia
 gcc, libssl-dev and libcjson-dev), or says what is missing and exits (status 2). Then,
 each as the ratio ``fairvec run`` / the same adapter fed directly, measured side by side:
 
-1. the fixed vectors of the algorithms the adapter's hello declares (22: stake's and
-   bustabit's but the BLS ones), but the 16 tagged ``slow`` (as the issue's load: chain
-   walks that would time SHA-256, not the runner): the request lines the runner would send
-   (every vector's input, as ``{"id","algorithm","variant","input"}``, lone surrogates in
-   the marked encoding the adapter's hello asks for) piped into the adapter from a file, its
-   answers to /dev/null, against ``fairvec run --tier none --exclude-tag slow --algorithm
+1. the fixed vectors of the algorithms the adapter's hello declares (34: stake's,
+   tenhou's and bustabit's but the BLS ones, the issue's three families), but the 16 tagged
+   ``slow`` (as the issue's load: chain walks that would time SHA-256, not the runner):
+   the request lines the runner would send (every vector's input, as
+   ``{"id","algorithm","variant","input"}``, lone surrogates in the marked encoding the
+   adapter's hello asks for) piped into the adapter from a file, its answers to /dev/null, against ``fairvec run --tier none --exclude-tag slow --algorithm
    ... -- ADAPTER``;
 1w. the same requests against ``fairvec run --tier none --exclude-tag slow -- ADAPTER``:
    the whole suite selected, as a port's author runs it, every vector of another algorithm

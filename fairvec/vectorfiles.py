@@ -119,10 +119,7 @@ class VectorFile:
             if (
                 len(whole) != len(skeletons)
                 or _without_vectors(data) != _without_vectors(self.data)
-                or any(
-                    _skeleton(vector) != skeleton
-                    for vector, skeleton in zip(whole, skeletons, strict=False)
-                )
+                or not _same_skeletons(whole, skeletons)
             ):
                 raise FairvecError(
                     f"{self.path}: the cached index {index_path(self.sha256)} does not match "
@@ -409,9 +406,16 @@ def index_path(key: str) -> Path | None:
     return None if folder is None else folder / f"index-{INDEX_FORMAT}" / f"{key}.json"
 
 
-def _skeleton(vector: Vector) -> Vector:
-    """What a selection chooses a vector by, and a skip reports of it."""
-    return {"id": vector["id"], "variant": vector["variant"], "tags": vector["tags"]}  # type: ignore[typeddict-item]
+def _same_skeletons(whole: list[Vector], skeletons: list[Vector]) -> bool:
+    """Whether each vector has its skeleton's id, variant and tags: compared a column at a
+    time (lists compared in C; a skeleton made for each vector cost 1.5 µs a vector)."""
+    return all(
+        [vector[key] for vector in whole] == [skeleton[key] for skeleton in skeletons]  # type: ignore[literal-required]
+        for key in SKELETON_KEYS
+    )
+
+
+SKELETON_KEYS = ("id", "variant", "tags")  # what a selection chooses by, and a skip reports
 
 
 def _from_index(path: Path, key: str, how: str, raw: bytes | None) -> VectorFile | None:

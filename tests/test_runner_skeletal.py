@@ -118,6 +118,8 @@ def _tamper(index: Path, change: str) -> None:
     value = json.loads(index.read_text())
     if change == "id":
         value["ids"][3] = value["ids"][3] + "-renamed"
+    elif change == "variant":
+        value["variants"][0] = "invented"
     elif change == "tags":
         value["tag_lists"].append(["invented"])
         value["tags"][0] = len(value["tag_lists"]) - 1
@@ -127,7 +129,7 @@ def _tamper(index: Path, change: str) -> None:
     index.write_text(json.dumps(value))
 
 
-@pytest.mark.parametrize("change", ["id", "tags", "count"])
+@pytest.mark.parametrize("change", ["id", "variant", "tags", "count"])
 def test_an_index_that_disagrees_with_its_file_stops_the_run_in_one_line(
     vectors: Path, change: str
 ) -> None:

@@ -6,11 +6,13 @@
  *     cards, shuffle, video_poker;
  *   bustabit: previous_hash, crash_v2, crash_v2_outcome, crash_v1, crash_v1_outcome,
  *     chain_check, chain_position, games;
+ *   tenhou: mt19937, seed, rnd, shuffle, dice, tile, deal, seat_order, commitment, hand_wall,
+ *     wall_tiles, game;
  * every variant of each (the hello in main lists them).
  * Hello options: "lone_surrogates": "marked" (cJSON never sees a lone surrogate) and
  * "accumulate": true (accumulated vectors computed here, docs/accumulated.md).
  *
- * C11, OpenSSL's libcrypto (SHA-256) and cJSON (requests). Build: see Makefile / README.md.
+ * C11, OpenSSL's libcrypto (SHA-256, SHA-512) and cJSON (requests). Build: see Makefile / README.md.
  *
  * If the environment variable FAIRVEC_C_ADAPTER_FIRST_REQUEST names a file, the adapter
  * appends to it the wall-clock time (seconds since the epoch) at which it read its first
@@ -69,16 +71,21 @@ static void buf_hex(Buf *b, const uint8_t *d, size_t n) {
     b->p[b->n] = 0;
 }
 
+/* decimal, two digits a division (the tenhou outputs are long lists of 32-bit words) */
 static void buf_u64(Buf *b, uint64_t v) {
+    static const char PAIRS[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char t[24];
-    int k = 0;
-    do {
-        t[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    buf_grow(b, (size_t)k);
-    while (k) b->p[b->n++] = t[--k];
-    b->p[b->n] = 0;
+    int k = 24;
+    while (v >= 100) {
+        const char *d = PAIRS + 2 * (v % 100);
+        v /= 100;
+        t[--k] = d[1], t[--k] = d[0];
+    }
+    if (v >= 10) t[--k] = PAIRS[2 * v + 1], t[--k] = PAIRS[2 * v];
+    else t[--k] = (char)('0' + v);
+    buf_put(b, t + k, (size_t)(24 - k));
 }
 
 /* A string as JSON.stringify writes it: " and \ escaped, controls below U+0020 as
@@ -210,18 +217,20 @@ static void unhex32(const char *s, uint8_t out[32]) {
 
 /* ------------------------------------------------------------------ inputs and schemas */
 
-enum { K_MISSING, K_STR, K_NUM, K_ARR, K_OTHER };
+enum { K_MISSING, K_STR, K_NUM, K_BOOL, K_ARR, K_OTHER };
 typedef struct {
     int kind;
     const char *s; /* K_STR: UTF-8 text (decoded when it was marked) */
     size_t len;
     int lone; /* K_STR: held a lone surrogate */
-    double num;
+    double num;       /* K_NUM; K_BOOL: 1 or 0 */
     const cJSON *arr; /* K_ARR */
     Buf own;          /* storage for decoded or generated text */
+    cJSON *owned;     /* a generated array (accumulated vectors), freed with the case */
 } Val;
 
-enum { T_STR, T_INT, T_FLOATS };
+/* T_INTS: an array of integers; T_STRS: an array of strings */
+enum { T_STR, T_INT, T_FLOATS, T_BOOL, T_INTS, T_STRS };
 typedef struct {
     const char *name;
     int type;
@@ -230,8 +239,11 @@ typedef struct {
     const char *hex_err;   /* T_STR: pattern ^[0-9a-f]{64}$ with this code, or NULL */
     const int *ienum;      /* T_INT: the enum, 0-terminated, or NULL */
     const char *const *senum; /* T_STR: the enum, NULL-terminated, or NULL */
-    int max_items;         /* T_FLOATS: maxItems, with max_items_err */
-    const char *max_items_err;
+    int max_items;         /* T_FLOATS, T_INTS, T_STRS: maxItems (and minItems), with */
+    const char *max_items_err; /* this code (NULL: no bound on the count) */
+    int min_items;
+    int optional; /* not in the schema's required: the default def when absent */
+    double def;
 } Field;
 
 #define MAXF 8
@@ -249,12 +261,17 @@ struct Algo {
 static int is_integer(const Val *x) { return x->kind == K_NUM && isfinite(x->num) && x->num == floor(x->num); }
 
 /* step 4: the JSON type, array items included */
+static int json_integer(const cJSON *c) {
+    return cJSON_IsNumber(c) && isfinite(c->valuedouble) && c->valuedouble == floor(c->valuedouble);
+}
 static int type_ok(const Field *f, const Val *x) {
     if (f->type == T_STR) return x->kind == K_STR;
     if (f->type == T_INT) return is_integer(x);
+    if (f->type == T_BOOL) return x->kind == K_BOOL;
     if (x->kind != K_ARR) return 0;
     for (const cJSON *c = x->arr->child; c; c = c->next)
-        if (!cJSON_IsNumber(c)) return 0;
+        if (f->type == T_FLOATS ? !cJSON_IsNumber(c) : f->type == T_INTS ? !json_integer(c) : !cJSON_IsString(c))
+            return 0;
     return 1;
 }
 
@@ -280,24 +297,42 @@ static const char *constraint_err(const Field *f, const Val *x) {
         if (f->hex_err && !is_hex64(x->s, x->len)) return f->hex_err;
         return NULL;
     }
-    if (cJSON_GetArraySize(x->arr) > f->max_items) return f->max_items_err;
+    if (f->type == T_BOOL) return NULL;
+    int n = cJSON_GetArraySize(x->arr);
+    if (f->max_items_err && (n < f->min_items || n > f->max_items)) return f->max_items_err;
+    if (f->type == T_STRS || !f->range_err) return NULL;
     for (const cJSON *c = x->arr->child; c; c = c->next)
         if (c->valuedouble < f->min || c->valuedouble > f->max) return f->range_err;
     return NULL;
 }
 
+static void take_string(Val *v, const char *s);
+
+/* step 5 for an array of strings: an item (marked) holding a lone surrogate */
+static int items_lone(const Val *x) {
+    static Val t;
+    for (const cJSON *c = x->arr->child; c; c = c->next) {
+        take_string(&t, c->valuestring);
+        if (t.lone) return 1;
+    }
+    return 0;
+}
+
 /* the order of docs/spec-format.md "Input errors", steps 3 to 6 (1 and 2 are the caller's) */
-static const char *check_vals(const Algo *a, const Val *v) {
+static const char *check_vals(const Algo *a, Val *v) {
     for (int i = 0; i < a->nf; i++)
-        if (v[i].kind == K_MISSING) return "missing-field";
+        if (v[i].kind == K_MISSING && !a->f[i].optional) return "missing-field";
     for (int i = 0; i < a->nf; i++)
-        if (!type_ok(&a->f[i], &v[i])) return "wrong-type";
+        if (v[i].kind != K_MISSING && !type_ok(&a->f[i], &v[i])) return "wrong-type";
     for (int i = 0; i < a->nf; i++)
-        if (a->f[i].type == T_STR && v[i].lone) return "not-unicode-text";
+        if ((a->f[i].type == T_STR && v[i].lone) || (a->f[i].type == T_STRS && items_lone(&v[i])))
+            return "not-unicode-text";
     for (int i = 0; i < a->nf; i++) {
-        const char *err = constraint_err(&a->f[i], &v[i]);
+        const char *err = v[i].kind == K_MISSING ? NULL : constraint_err(&a->f[i], &v[i]);
         if (err) return err;
     }
+    for (int i = 0; i < a->nf; i++) /* an absent optional field takes its default */
+        if (v[i].kind == K_MISSING) v[i].kind = a->f[i].type == T_BOOL ? K_BOOL : K_NUM, v[i].num = a->f[i].def;
     return NULL;
 }
 
@@ -365,6 +400,7 @@ static const char *read_input(const Algo *a, const cJSON *in, Val *v) {
         Val *x = &v[field_index(a, c->string)];
         if (cJSON_IsString(c)) take_string(x, c->valuestring);
         else if (cJSON_IsNumber(c)) x->kind = K_NUM, x->num = c->valuedouble;
+        else if (cJSON_IsBool(c)) x->kind = K_BOOL, x->num = cJSON_IsTrue(c);
         else if (cJSON_IsArray(c)) x->kind = K_ARR, x->arr = c;
         else x->kind = K_OTHER;
     }
@@ -992,17 +1028,571 @@ static const char *c_games(const Algo *a, int variant, Val *v, Buf *out) {
     return NULL;
 }
 
+/* ---- tenhou: Tenhou's wall (spec/tenhou/, docs/families/tenhou.md) */
+
+/* mt19937ar (Matsumoto and Nishimura), all arithmetic mod 2^32 on uint32_t */
+typedef struct {
+    uint32_t mt[624];
+    int i;
+} Mt;
+
+static void mt_init_genrand(Mt *m, uint32_t s) {
+    m->mt[0] = s;
+    for (uint32_t i = 1; i < 624; i++) m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + i;
+    m->i = 624;
+}
+
+/* init_by_array: the first loop runs max(624, key length) times, the second 623 times
+ * (quirk init-by-array-loop-bounds); i wraps to 1 with mt[0] = mt[623], j to 0 */
+static void mt_init_by_array(Mt *m, const uint32_t *key, size_t n) {
+    mt_init_genrand(m, 19650218u);
+    size_t i = 1, j = 0;
+    for (size_t k = n > 624 ? n : 624; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        if (++i >= 624) m->mt[0] = m->mt[623], i = 1;
+        if (++j >= n) j = 0;
+    }
+    for (size_t k = 623; k; k--) {
+        m->mt[i] = (m->mt[i] ^ ((m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        if (++i >= 624) m->mt[0] = m->mt[623], i = 1;
+    }
+    m->mt[0] = 0x80000000u;
+}
+
+static void mt_generate_block(Mt *m) {
+    uint32_t *mt = m->mt;
+    for (int kk = 0; kk < 624; kk++) { /* in place: mt[kk + 397 - 624] is already the new word */
+        uint32_t y = (mt[kk] & 0x80000000u) | (mt[kk + 1 < 624 ? kk + 1 : 0] & 0x7fffffffu);
+        mt[kk] = mt[kk + 397 < 624 ? kk + 397 : kk + 397 - 624] ^ (y >> 1) ^ (y & 1 ? 0x9908b0dfu : 0);
+    }
+    m->i = 0;
+}
+
+static uint32_t mt_next(Mt *m) {
+    if (m->i >= 624) mt_generate_block(m);
+    uint32_t y = m->mt[m->i++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+/* Tenhou's words are laid out and read back little-endian (the x86 server's memory) */
+static uint32_t le32(const uint8_t *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static void put_u32s(Buf *out, const uint32_t *x, int n) {
+    buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_putc(out, ',');
+        buf_u64(out, x[i]);
+    }
+    buf_putc(out, ']');
+}
+
+/* an array field's integers (checked by the schema: in range) */
+static int read_u32s(const Val *x, uint32_t *out, int cap) {
+    int n = 0;
+    for (const cJSON *c = x->arr->child; c && n < cap; c = c->next) out[n++] = (uint32_t)c->valuedouble;
+    return n;
+}
+
+static const char *c_mt19937(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static uint32_t key[10000];
+    static Mt m;
+    int n = read_u32s(&v[0], key, 10000), count = (int)v[1].num, skip = (int)v[2].num;
+    mt_init_by_array(&m, key, (size_t)n);
+    for (int i = 0; i < skip; i++) mt_next(&m);
+    buf_puts(out, "{\"outputs\":[");
+    for (int i = 0; i < count; i++) {
+        if (i) buf_putc(out, ',');
+        buf_u64(out, mt_next(&m));
+    }
+    buf_puts(out, "]}");
+    return NULL;
+}
+
+/* Strict standard base64 (tenhou.seed, decision strict-base64): A-Z a-z 0-9 + /, the length
+ * a multiple of four, "=" only as the last one or two characters. Then exactly 2,496 bytes:
+ * bad-base64 before wrong-length. The seed words are the bytes four at a time, little-endian. */
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static signed char B64VAL[256]; /* -1, or the value of a base64 character */
+
+static void b64_table(void) {
+    memset(B64VAL, -1, sizeof B64VAL);
+    for (int i = 0; i < 64; i++) B64VAL[(unsigned char)B64[i]] = (signed char)i;
+}
+
+#define SEED_BYTES 2496
+static const char *decode_seed(const char *s, size_t n, uint8_t bytes[SEED_BYTES], uint32_t words[624]) {
+    const unsigned char *u = (const unsigned char *)s;
+    if (!B64VAL[0]) b64_table(); /* built on the first call ('\0' is then -1) */
+    if (n % 4) return "bad-base64";
+    size_t pad = n && u[n - 1] == '=' ? (n > 1 && u[n - 2] == '=' ? 2 : 1) : 0;
+    for (size_t i = 0; i < n - pad; i++)
+        if (B64VAL[u[i]] < 0) return "bad-base64";
+    if (n / 4 * 3 - pad != SEED_BYTES) return "wrong-length";
+    /* 2,496 is a multiple of 3: a seed of the right length has no padding */
+    for (size_t i = 0, k = 0; i < n; i += 4, k += 3) {
+        uint32_t q = (uint32_t)B64VAL[u[i]] << 18 | (uint32_t)B64VAL[u[i + 1]] << 12 |
+                     (uint32_t)B64VAL[u[i + 2]] << 6 | (uint32_t)B64VAL[u[i + 3]];
+        bytes[k] = (uint8_t)(q >> 16), bytes[k + 1] = (uint8_t)(q >> 8), bytes[k + 2] = (uint8_t)q;
+    }
+    for (int i = 0; i < 624; i++) words[i] = le32(bytes + 4 * i);
+    return NULL;
+}
+
+static const char *c_seed(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static const char PREFIX[] = "mt19937ar-sha512-n288-base64,";
+    const size_t np = sizeof PREFIX - 1;
+    uint8_t bytes[SEED_BYTES];
+    uint32_t words[624];
+    if (v[0].len < np || memcmp(v[0].s, PREFIX, np) != 0) return "wrong-prefix";
+    const char *err = decode_seed(v[0].s + np, v[0].len - np, bytes, words);
+    if (err) return err;
+    buf_puts(out, "{\"words\":");
+    put_u32s(out, words, 624);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* rnd: src's 288 words laid out little-endian (1,152 bytes), nine SHA-512 digests of 128-byte
+ * slices, the 576 digest bytes read back as 144 little-endian words */
+static void tenhou_rnd(const uint32_t src[288], uint32_t rnd[144], uint8_t dig[9][64]) {
+    uint8_t b[1152];
+    for (int i = 0; i < 288; i++)
+        b[4 * i] = (uint8_t)src[i], b[4 * i + 1] = (uint8_t)(src[i] >> 8), b[4 * i + 2] = (uint8_t)(src[i] >> 16),
+                  b[4 * i + 3] = (uint8_t)(src[i] >> 24);
+    for (int i = 0; i < 9; i++) {
+        SHA512_CTX c;
+        SHA512_Init(&c);
+        SHA512_Update(&c, b + 128 * i, 128);
+        SHA512_Final(dig[i], &c);
+    }
+    for (int k = 0; k < 144; k++) rnd[k] = le32(&dig[k / 16][4 * (k % 16)]);
+}
+
+static const char *c_rnd(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    uint32_t src[288], rnd[144];
+    uint8_t dig[9][64];
+    read_u32s(&v[0], src, 288);
+    tenhou_rnd(src, rnd, dig);
+    buf_puts(out, "{\"digests\":[");
+    for (int i = 0; i < 9; i++) {
+        buf_puts(out, i ? ",\"" : "\"");
+        buf_hex(out, dig[i], 64);
+        buf_putc(out, '"');
+    }
+    buf_puts(out, "],\"rnd\":");
+    put_u32s(out, rnd, 144);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* forward Fisher-Yates: swap yama[i] and yama[i + rnd[i] % (n - i)], the plain unsigned
+ * remainder (quirk modulo-bias), n = 136 or 108 */
+static void tenhou_shuffle(const uint32_t rnd[144], int n, int yama[136]) {
+    for (int i = 0; i < n; i++) yama[i] = i;
+    for (int i = 0; i < n - 1; i++) {
+        int j = i + (int)(rnd[i] % (uint32_t)(n - i)), t = yama[i];
+        yama[i] = yama[j], yama[j] = t;
+    }
+}
+
+static const char *c_tenhou_shuffle(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    uint32_t rnd[144];
+    int yama[136], n = (int)v[1].num == 3 ? 108 : 136;
+    read_u32s(&v[0], rnd, 144);
+    tenhou_shuffle(rnd, n, yama);
+    buf_puts(out, "{\"yama\":");
+    put_ints(out, yama, n, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* 0-based dice from rnd[135] and rnd[136], whatever the player count */
+static void tenhou_dice(const uint32_t rnd[144], int dice[2]) {
+    dice[0] = (int)(rnd[135] % 6);
+    dice[1] = (int)(rnd[136] % 6);
+}
+
+static const char *c_tenhou_dice(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    uint32_t rnd[144];
+    int dice[2];
+    read_u32s(&v[0], rnd, 144);
+    tenhou_dice(rnd, dice);
+    buf_puts(out, "{\"dice\":");
+    put_ints(out, dice, 2, 0);
+    buf_puts(out, ",\"pips\":");
+    put_ints(out, dice, 2, 1);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* the tiles' names (tenhou.tile); kind is in the four-player order */
+static int tile_kind(int id, int players) {
+    int k = id / 4;
+    if (players == 4) return k;
+    return k == 0 ? 0 : k == 1 ? 8 : k + 7; /* three players: 1m, 9m, then 1p onwards */
+}
+static int tile_red(int id, int kind, int red_rule) {
+    return red_rule && (kind == 4 || kind == 13 || kind == 22) && id % 4 == 0;
+}
+static void tile_name(int kind, int red, char name[3]) {
+    if (kind < 27) name[0] = red ? '0' : (char)('1' + kind % 9), name[1] = "mps"[kind / 9];
+    else name[0] = (char)('1' + kind - 27), name[1] = 'z';
+    name[2] = 0;
+}
+static int tile_tenhou6(int kind, int red) {
+    if (kind >= 27) return 41 + kind - 27;
+    return red ? 51 + kind / 9 : 10 * (kind / 9 + 1) + kind % 9 + 1;
+}
+
+static const char *c_tile(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    /* the document's haiDisp honours: 东 南 西 北 白 发 中 (simplified Chinese, UTF-8) */
+    static const char *const HONOURS[7] = {"\xE4\xB8\x9C", "\xE5\x8D\x97", "\xE8\xA5\xBF", "\xE5\x8C\x97",
+                                           "\xE7\x99\xBD", "\xE5\x8F\x91", "\xE4\xB8\xAD"};
+    int id = (int)v[0].num, players = (int)v[1].num;
+    if (players == 3 && id >= 108) return "tile-out-of-range";
+    int kind = tile_kind(id, players), red = tile_red(id, kind, v[2].num != 0);
+    char name[3];
+    tile_name(kind, 0, name);
+    buf_puts(out, "{\"display\":\"");
+    buf_puts(out, kind < 27 ? name : HONOURS[kind - 27]);
+    buf_puts(out, "\",\"kind\":");
+    buf_u64(out, (uint64_t)kind);
+    buf_puts(out, ",\"name\":\"");
+    buf_puts(out, name);
+    buf_puts(out, red ? "\",\"red\":true,\"tenhou6\":" : "\",\"red\":false,\"tenhou6\":");
+    buf_u64(out, (uint64_t)tile_tenhou6(kind, red));
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* the starting hands: from yama[n-1] down, blocks of 4, 4, 4 then 1, each round of blocks
+ * from the dealer round the table */
+static void deal_haipai(const int *yama, int n, int players, int dealer, int hands[4][13]) {
+    static const int BLOCKS[4] = {4, 4, 4, 1};
+    int pos = n - 1, count[4] = {0};
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < players; k++) {
+            int seat = (dealer + k) % players;
+            for (int t = 0; t < BLOCKS[b]; t++) hands[seat][count[seat]++] = yama[pos--];
+        }
+}
+
+static void put_haipai(Buf *out, int hands[4][13], int players) {
+    buf_putc(out, '[');
+    for (int s = 0; s < 4; s++) {
+        if (s) buf_putc(out, ',');
+        put_ints(out, hands[s], s < players ? 13 : 0, 0); /* a three-player game's seat 3 is [] */
+    }
+    buf_putc(out, ']');
+}
+
+static void put_picks(Buf *out, const int *yama, const int *at, int n) {
+    int t[8];
+    for (int i = 0; i < n; i++) t[i] = yama[at[i]];
+    put_ints(out, t, n, 0);
+}
+
+static const char *c_deal(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static const int DORA[5] = {5, 7, 9, 11, 13}, URA[5] = {4, 6, 8, 10, 12}, RINSHAN[4] = {1, 0, 3, 2};
+    int yama[136], seen[136] = {0}, hands[4][13];
+    int n = cJSON_GetArraySize(v[0].arr), dealer = (int)v[1].num;
+    /* decision wall-checks: the length, then a permutation of 0..n-1, then the dealer */
+    if (n != 136 && n != 108) return "wrong-length";
+    int i = 0;
+    for (const cJSON *c = v[0].arr->child; c; c = c->next, i++) {
+        int id = (int)c->valuedouble;
+        if (id >= n || seen[id]++) return "bad-wall";
+        yama[i] = id;
+    }
+    int players = n == 136 ? 4 : 3;
+    if (dealer >= players) return "bad-dealer";
+    deal_haipai(yama, n, players, dealer, hands);
+    buf_puts(out, "{\"dora_indicators\":");
+    put_picks(out, yama, DORA, 5);
+    buf_puts(out, ",\"draws\":[");
+    for (int p = n - 1 - 13 * players; p >= 14; p--) { /* the live wall, drawn downwards */
+        if (p != n - 1 - 13 * players) buf_putc(out, ',');
+        buf_u64(out, (uint64_t)yama[p]);
+    }
+    buf_puts(out, "],\"haipai\":");
+    put_haipai(out, hands, players);
+    buf_puts(out, ",\"rinshan\":");
+    put_picks(out, yama, RINSHAN, 4);
+    buf_puts(out, ",\"ura_indicators\":");
+    put_picks(out, yama, URA, 5);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* strict UTF-8 (no overlong form, no surrogate, nothing above U+10FFFF), as Python decodes */
+static int utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        int len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!len || i + (size_t)len > n) return 0;
+        uint8_t lo = 0x80, hi = 0xBF;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED) hi = 0x9F;
+        else if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+        if (s[i + 1] < lo || s[i + 1] > hi) return 0;
+        for (int k = 2; k < len; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return 0;
+        i += (size_t)len;
+    }
+    return 1;
+}
+
+static int hexdigit(int c) {
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return hexval(c);
+}
+
+/* urllib.parse.unquote, strictly: %XX in either case is a byte, '+' stays '+'; a '%' not
+ * followed by two hex digits, or bytes that are not UTF-8, is bad-name (0) */
+static int percent_decode(const char *s, size_t n, Buf *out) {
+    out->n = 0;
+    buf_grow(out, n);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            buf_putc(out, s[i]);
+            continue;
+        }
+        if (i + 2 >= n) return 0;
+        int h = hexdigit((unsigned char)s[i + 1]), l = hexdigit((unsigned char)s[i + 2]);
+        if (h < 0 || l < 0) return 0;
+        buf_putc(out, (char)(h << 4 | l));
+        i += 2;
+    }
+    return utf8_valid((const uint8_t *)out->p, out->n);
+}
+
+/* ascending by code point, which is the order of the UTF-8 bytes */
+static int name_cmp(const Buf *x, const Buf *y) {
+    size_t m = x->n < y->n ? x->n : y->n;
+    int c = memcmp(x->p, y->p, m);
+    return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+static void put_names(Buf *out, const Buf *names, const int *order, int n) {
+    buf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) buf_putc(out, ',');
+        buf_jstr(out, names[order[i]].p, names[order[i]].n);
+    }
+    buf_putc(out, ']');
+}
+
+static const char *c_seat_order(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static Val raw[4];
+    static Buf dec[4];
+    int i = 0;
+    for (const cJSON *c = v[0].arr->child; c; c = c->next, i++) take_string(&raw[i], c->valuestring);
+    /* decision four-names: only n3 may be empty (three players), checked before decoding */
+    for (i = 0; i < 3; i++)
+        if (raw[i].len == 0) return "wrong-player-count";
+    int players = raw[3].len ? 4 : 3, seat[4] = {0, 1, 2, 3}, sorted[4] = {0, 1, 2, 3};
+    for (i = 0; i < players; i++) {
+        if (!percent_decode(raw[i].s, raw[i].len, &dec[i])) return "bad-name";
+        if (!dec[i].p) buf_grow(&dec[i], 1);
+    }
+    /* a stable insertion sort: equal names keep their seat order (decision equal-names) */
+    for (i = 1; i < players; i++)
+        for (int j = i; j > 0 && name_cmp(&dec[sorted[j - 1]], &dec[sorted[j]]) > 0; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1], sorted[j - 1] = t;
+        }
+    char order[5] = "3333"; /* an empty seat is player 3 */
+    for (i = 0; i < players; i++) order[sorted[i]] = (char)('0' + i);
+    buf_puts(out, "{\"decoded\":");
+    put_names(out, dec, seat, players);
+    buf_puts(out, ",\"seat_order\":\"");
+    buf_puts(out, order);
+    buf_puts(out, "\",\"sorted\":");
+    put_names(out, dec, sorted, players);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+static void sha512_hex(Buf *out, const void *a, size_t na, const void *b, size_t nb) {
+    uint8_t d[64];
+    SHA512_CTX c;
+    SHA512_Init(&c);
+    SHA512_Update(&c, a, na);
+    SHA512_Update(&c, b, nb);
+    SHA512_Final(d, &c);
+    buf_hex(out, d, 64);
+}
+
+static const char *c_commitment(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    /* decision seat-order-check, before the seed: four ASCII digits 0-3, each once */
+    int seen = 0;
+    if (v[0].len != 4) return "bad-seat-order";
+    for (int i = 0; i < 4; i++) {
+        int d = v[0].s[i] - '0';
+        if (d < 0 || d > 3 || (seen >> d & 1)) return "bad-seat-order";
+        seen |= 1 << d;
+    }
+    uint8_t bytes[SEED_BYTES];
+    uint32_t words[624];
+    const char *err = decode_seed(v[1].s, v[1].len, bytes, words);
+    if (err) return err;
+    static Buf hex;
+    hex.n = 0;
+    buf_hex(&hex, bytes, SEED_BYTES);
+    size_t skip = 0; /* document-int-hex: hex(int.from_bytes(seed, 'big'))[2:], no leading zeros */
+    if (variant == 1)
+        while (skip + 1 < hex.n && hex.p[skip] == '0') skip++;
+    buf_puts(out, "{\"hash\":\"");
+    sha512_hex(out, v[0].s, 4, hex.p + skip, hex.n - skip);
+    buf_puts(out, "\",\"source_length\":");
+    buf_u64(out, 4 + hex.n - skip);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* one hand from the game's generator: the next 288 outputs are src, then rnd and the wall */
+static void next_hand(Mt *m, int n, uint32_t rnd[144], int yama[136]) {
+    uint32_t src[288];
+    uint8_t dig[9][64];
+    for (int i = 0; i < 288; i++) src[i] = mt_next(m);
+    tenhou_rnd(src, rnd, dig);
+    tenhou_shuffle(rnd, n, yama);
+}
+
+/* hand k's wall (tenhou.hand_wall): seeded once, hands 0 to k-1 take 288 outputs each */
+static const char *hand_wall(const Val *seed, int hand, int n, int yama[136]) {
+    static Mt m;
+    uint8_t bytes[SEED_BYTES];
+    uint32_t words[624], rnd[144];
+    const char *err = decode_seed(seed->s, seed->len, bytes, words);
+    if (err) return err;
+    mt_init_by_array(&m, words, 624);
+    for (int i = 0; i < 288 * hand; i++) mt_next(&m);
+    next_hand(&m, n, rnd, yama);
+    return NULL;
+}
+
+static const char *c_hand_wall(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    int yama[136], n = (int)v[2].num == 3 ? 108 : 136;
+    const char *err = hand_wall(&v[0], (int)v[1].num, n, yama);
+    if (err) return err;
+    buf_puts(out, "{\"yama\":");
+    put_ints(out, yama, n, 0);
+    buf_putc(out, '}');
+    return NULL;
+}
+
+/* the wall as tile names and tenhou.net/6 codes; draw-order lists yama[n-1] first */
+static const char *c_wall_tiles(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a;
+    int yama[136], players = (int)v[2].num, n = players == 3 ? 108 : 136, red_rule = v[3].num != 0;
+    const char *err = hand_wall(&v[0], (int)v[1].num, n, yama);
+    if (err) return err;
+    int codes[136];
+    buf_puts(out, "{\"tenhou6\":");
+    for (int i = 0; i < n; i++) {
+        int id = yama[variant == 0 ? n - 1 - i : i], kind = tile_kind(id, players);
+        codes[i] = tile_tenhou6(kind, tile_red(id, kind, red_rule));
+    }
+    put_ints(out, codes, n, 0);
+    buf_puts(out, ",\"tiles\":[");
+    for (int i = 0; i < n; i++) {
+        int id = yama[variant == 0 ? n - 1 - i : i], kind = tile_kind(id, players);
+        char name[3];
+        tile_name(kind, tile_red(id, kind, red_rule), name);
+        buf_puts(out, i ? ",\"" : "\"");
+        buf_puts(out, name);
+        buf_putc(out, '"');
+    }
+    buf_puts(out, "]}");
+    return NULL;
+}
+
+/* the whole game: every dealer checked (decision check-order), then the seed; one generator
+ * for the game, each hand (renchan and drawn hands too) takes the next 288 outputs */
+static const char *c_game(const Algo *a, int variant, Val *v, Buf *out) {
+    (void)a, (void)variant;
+    static int yama[100][136], dice[100][2], hands[100][4][13];
+    static Mt m;
+    uint32_t dealers[100], words[624], rnd[144];
+    uint8_t bytes[SEED_BYTES];
+    int nh = read_u32s(&v[1], dealers, 100), players = (int)v[2].num, n = players == 3 ? 108 : 136;
+    for (int h = 0; h < nh; h++)
+        if ((int)dealers[h] >= players) return "bad-dealer";
+    const char *err = decode_seed(v[0].s, v[0].len, bytes, words);
+    if (err) return err;
+    mt_init_by_array(&m, words, 624);
+    for (int h = 0; h < nh; h++) {
+        next_hand(&m, n, rnd, yama[h]);
+        tenhou_dice(rnd, dice[h]);
+        deal_haipai(yama[h], n, players, (int)dealers[h], hands[h]);
+    }
+    buf_puts(out, "{\"dice\":[");
+    for (int h = 0; h < nh; h++) {
+        if (h) buf_putc(out, ',');
+        put_ints(out, dice[h], 2, 0);
+    }
+    buf_puts(out, "],\"dora_indicators\":[");
+    for (int h = 0; h < nh; h++) {
+        if (h) buf_putc(out, ',');
+        buf_u64(out, (uint64_t)yama[h][5]);
+    }
+    buf_puts(out, "],\"haipai\":[");
+    for (int h = 0; h < nh; h++) {
+        if (h) buf_putc(out, ',');
+        put_haipai(out, hands[h], players);
+    }
+    buf_puts(out, "],\"yama\":[");
+    for (int h = 0; h < nh; h++) {
+        if (h) buf_putc(out, ',');
+        put_ints(out, yama[h], n, 0);
+    }
+    buf_puts(out, "]}");
+    return NULL;
+}
+
 #define MAXSAFE 9007199254740991.0
 /* the fields of an inputs schema, in the order of its properties */
-#define F_STR(n) {n, T_STR, 0, 0, NULL, NULL, NULL, NULL, 0, NULL}
-#define F_HEX64(n, err) {n, T_STR, 0, 0, NULL, err, NULL, NULL, 0, NULL}
-#define F_INT(n, lo, hi, err) {n, T_INT, lo, hi, err, NULL, NULL, NULL, 0, NULL}
-#define F_INT_ENUM(n, list, err) {n, T_INT, 0, 0, err, NULL, list, NULL, 0, NULL}
-#define F_STR_ENUM(n, list, err) {n, T_STR, 0, 0, err, NULL, NULL, list, 0, NULL}
-#define F_FLOATS(n, maxn, maxn_err, lo, hi, err) {n, T_FLOATS, lo, hi, err, NULL, NULL, NULL, maxn, maxn_err}
+#define F_STR(n) {n, T_STR, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0}
+#define F_HEX64(n, err) {n, T_STR, 0, 0, NULL, err, NULL, NULL, 0, NULL, 0, 0, 0}
+#define F_INT(n, lo, hi, err) {n, T_INT, lo, hi, err, NULL, NULL, NULL, 0, NULL, 0, 0, 0}
+#define F_INT_ENUM(n, list, err) {n, T_INT, 0, 0, err, NULL, list, NULL, 0, NULL, 0, 0, 0}
+#define F_STR_ENUM(n, list, err) {n, T_STR, 0, 0, err, NULL, NULL, list, 0, NULL, 0, 0, 0}
+#define F_FLOATS(n, maxn, maxn_err, lo, hi, err) {n, T_FLOATS, lo, hi, err, NULL, NULL, NULL, maxn, maxn_err, 0, 0, 0}
+/* optional fields (not in the schema's required) with their defaults; arrays of integers and
+ * of strings with minItems..maxItems (code nerr) and their items' bounds (code err) */
+#define F_OPT_INT(n, lo, hi, err, d) {n, T_INT, lo, hi, err, NULL, NULL, NULL, 0, NULL, 0, 1, d}
+#define F_OPT_INT_ENUM(n, list, err, d) {n, T_INT, 0, 0, err, NULL, list, NULL, 0, NULL, 0, 1, d}
+#define F_OPT_BOOL(n, d) {n, T_BOOL, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 1, d}
+#define F_INTS(n, minn, maxn, nerr, lo, hi, err) {n, T_INTS, lo, hi, err, NULL, NULL, NULL, maxn, nerr, minn, 0, 0}
+#define F_STRS(n, minn, maxn, nerr) {n, T_STRS, 0, 0, NULL, NULL, NULL, NULL, maxn, nerr, minn, 0, 0}
+#define F_WORDS(n, count, err) F_INTS(n, count, count, err, 0, 4294967295.0, "word-out-of-range")
+#define F_PLAYERS F_OPT_INT_ENUM("players", TENHOU_PLAYERS, "bad-players", 4)
 #define F_SEEDS F_STR("server_seed"), F_STR("client_seed"), F_INT("nonce", 0, MAXSAFE, "nonce-out-of-range")
 static const int WHEEL_SEGMENTS[] = {10, 20, 30, 40, 50, 0};
 static const char *const WHEEL_RISKS[] = {"low", "medium", "high", NULL};
+static const int TENHOU_PLAYERS[] = {3, 4, 0};
 
 static const Algo ALGOS[] = {
     {"stake.bytes", 4, {F_SEEDS, F_INT("round", 0, MAXSAFE, "round-out-of-range")}, 0, {NULL}, c_bytes},
@@ -1047,6 +1637,29 @@ static const Algo ALGOS[] = {
     {"bustabit.games", 3,
      {F_HEX64("game_hash", "bad-hash"), F_HEX64("salt", "bad-salt"), F_INT("count", 1, 10000, "count-out-of-range")},
      2, {"raw-bytes", "hex-text"}, c_games},
+    {"tenhou.mt19937", 3,
+     {F_INTS("key", 1, 10000, "key-length-out-of-range", 0, 4294967295.0, "word-out-of-range"),
+      F_INT("count", 1, 10000, "count-out-of-range"), F_OPT_INT("skip", 0, 1000000, "skip-out-of-range", 0)},
+     0, {NULL}, c_mt19937},
+    {"tenhou.seed", 1, {F_STR("shuffle")}, 0, {NULL}, c_seed},
+    {"tenhou.rnd", 1, {F_WORDS("src", 288, "wrong-length")}, 0, {NULL}, c_rnd},
+    {"tenhou.shuffle", 2, {F_WORDS("rnd", 144, "wrong-length"), F_PLAYERS}, 0, {NULL}, c_tenhou_shuffle},
+    {"tenhou.dice", 1, {F_WORDS("rnd", 144, "wrong-length")}, 0, {NULL}, c_tenhou_dice},
+    {"tenhou.tile", 3, {F_INT("tile", 0, 135, "tile-out-of-range"), F_PLAYERS, F_OPT_BOOL("red", 1)}, 0, {NULL},
+     c_tile},
+    {"tenhou.deal", 2,
+     {F_INTS("yama", 0, 0, NULL, 0, 135, "bad-wall"), F_INT("dealer", 0, 3, "bad-dealer")}, 0, {NULL}, c_deal},
+    {"tenhou.seat_order", 1, {F_STRS("names", 4, 4, "wrong-player-count")}, 0, {NULL}, c_seat_order},
+    {"tenhou.commitment", 2, {F_STR("seat_order"), F_STR("seed")}, 2, {"bytes-hex", "document-int-hex"},
+     c_commitment},
+    {"tenhou.hand_wall", 3, {F_STR("seed"), F_INT("hand", 0, 99, "hand-out-of-range"), F_PLAYERS}, 0, {NULL},
+     c_hand_wall},
+    {"tenhou.wall_tiles", 4,
+     {F_STR("seed"), F_INT("hand", 0, 99, "hand-out-of-range"), F_PLAYERS, F_OPT_BOOL("red", 1)}, 2,
+     {"draw-order", "yama-order"}, c_wall_tiles},
+    {"tenhou.game", 3,
+     {F_STR("seed"), F_INTS("dealers", 1, 100, "hand-count-out-of-range", 0, 3, "bad-dealer"), F_PLAYERS}, 0,
+     {NULL}, c_game},
 };
 #define NALGOS ((int)(sizeof ALGOS / sizeof ALGOS[0]))
 
@@ -1070,10 +1683,13 @@ static void stream_init(Stream *s, const char *seed) {
 static void stream_take(Stream *s, uint8_t *out, size_t n) {
     while (n) {
         if (s->pos == 32) {
-            char num[24];
-            int k = snprintf(num, sizeof num, "%llu", (unsigned long long)s->block++);
-            memcpy(s->seed + s->seedlen + 1, num, (size_t)k);
-            sha256(s->seed, s->seedlen + 1 + (size_t)k, s->buf);
+            char num[24]; /* the block number in decimal (snprintf showed in the profile) */
+            int k = 24;
+            uint64_t b = s->block++;
+            do num[--k] = (char)('0' + b % 10), b /= 10;
+            while (b);
+            memcpy(s->seed + s->seedlen + 1, num + k, (size_t)(24 - k));
+            sha256(s->seed, s->seedlen + 1 + (size_t)(24 - k), s->buf);
             s->pos = 0;
         }
         size_t m = (size_t)(32 - s->pos) < n ? (size_t)(32 - s->pos) : n;
@@ -1095,8 +1711,9 @@ static uint64_t below(Stream *s, uint64_t n) {
 }
 static int64_t between(Stream *s, int64_t lo, int64_t hi) { return lo + (int64_t)below(s, (uint64_t)(hi - lo) + 1); }
 
-/* Field generators this adapter implements: int, hex, text, const, choice (of texts or
- * integers), concat. Anything else: the vector is answered unsupported. */
+/* Field generators this adapter implements: int, hex, base64, text, const, choice (of texts,
+ * integers or booleans), concat, list (of any of these but list). Anything else: the vector
+ * is answered unsupported. */
 static int gen_supported(const cJSON *g, int want_text) {
     if (!cJSON_IsObject(g) || !g->child || g->child->next) return 0;
     const cJSON *a = g->child;
@@ -1105,17 +1722,24 @@ static int gen_supported(const cJSON *g, int want_text) {
         return !want_text && cJSON_IsArray(a) && cJSON_GetArraySize(a) == 2 && cJSON_IsNumber(a->child) &&
                cJSON_IsNumber(a->child->next);
     if (!strcmp(k, "hex")) return cJSON_IsNumber(a) && a->valuedouble >= 0 && a->valuedouble <= 1000;
+    if (!strcmp(k, "base64")) return cJSON_IsNumber(a) && a->valuedouble >= 0 && a->valuedouble <= 100000;
+    if (!strcmp(k, "list")) {
+        const cJSON *of = cJSON_GetObjectItemCaseSensitive(a, "of");
+        return !want_text && cJSON_IsObject(of) && of->child && strcmp(of->child->string, "list") != 0 &&
+               gen_supported(of, 0) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "min")) &&
+               cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "max"));
+    }
     if (!strcmp(k, "text")) {
         const cJSON *al = cJSON_GetObjectItemCaseSensitive(a, "alphabet");
         return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "min")) &&
                cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(a, "max")) &&
                (!al || (cJSON_IsString(al) && strlen(al->valuestring) <= 1024 && al->valuestring[0]));
     }
-    if (!strcmp(k, "const")) return cJSON_IsString(a) || (!want_text && cJSON_IsNumber(a));
+    if (!strcmp(k, "const")) return cJSON_IsString(a) || (!want_text && (cJSON_IsNumber(a) || cJSON_IsBool(a)));
     if (!strcmp(k, "choice")) {
         if (!cJSON_IsArray(a) || !a->child) return 0;
         for (const cJSON *c = a->child; c; c = c->next)
-            if (!(cJSON_IsString(c) || (!want_text && cJSON_IsNumber(c)))) return 0;
+            if (!(cJSON_IsString(c) || (!want_text && (cJSON_IsNumber(c) || cJSON_IsBool(c))))) return 0;
         return 1;
     }
     if (!strcmp(k, "concat")) {
@@ -1138,6 +1762,47 @@ static uint32_t utf8_next(const char **p) {
     return c;
 }
 
+/* base64: n bytes of the stream, standard alphabet, "=" padding */
+static void gen_base64(Stream *s, size_t n, Buf *out) {
+    static uint8_t b[100002]; /* gen_supported: n <= 100,000 */
+    stream_take(s, b, n);
+    b[n] = b[n + 1] = 0;
+    buf_grow(out, (n + 2) / 3 * 4);
+    char *q = out->p + out->n;
+    for (size_t i = 0; i < n; i += 3, q += 4) {
+        q[0] = B64[b[i] >> 2], q[1] = B64[(b[i] & 3) << 4 | b[i + 1] >> 4];
+        q[2] = i + 1 < n ? B64[(b[i + 1] & 15) << 2 | b[i + 2] >> 6] : '=';
+        q[3] = i + 2 < n ? B64[b[i + 2] & 63] : '=';
+    }
+    out->n = (size_t)(q - out->p);
+    out->p[out->n] = 0;
+}
+
+static void gen_draw(Stream *s, const cJSON *g, Val *v);
+
+/* list: the length, then each item, into a cJSON array the case owns */
+static void gen_list(Stream *s, const cJSON *a, Val *v) {
+    static Val item;
+    const cJSON *of = cJSON_GetObjectItemCaseSensitive(a, "of");
+    int64_t len = between(s, (int64_t)cJSON_GetObjectItemCaseSensitive(a, "min")->valuedouble,
+                          (int64_t)cJSON_GetObjectItemCaseSensitive(a, "max")->valuedouble);
+    cJSON *arr = cJSON_CreateArray();
+    for (int64_t i = 0; i < len; i++) {
+        item.own.n = 0;
+        gen_draw(s, of, &item);
+        if (item.kind == K_STR) {
+            buf_grow(&item.own, 0);
+            cJSON_AddItemToArray(arr, cJSON_CreateString(item.own.p));
+        } else if (item.kind == K_BOOL) {
+            cJSON_AddItemToArray(arr, cJSON_CreateBool(item.num != 0));
+        } else {
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(item.num));
+        }
+    }
+    v->kind = K_ARR;
+    v->arr = v->owned = arr;
+}
+
 /* draws one value into v (its text appended to v->own when it is a text) */
 static void gen_draw(Stream *s, const cJSON *g, Val *v) {
     const cJSON *a = g->child;
@@ -1154,6 +1819,11 @@ static void gen_draw(Stream *s, const cJSON *g, Val *v) {
         buf_hex(&v->own, b, nb);
         v->own.n = at + (size_t)d;
         v->kind = K_STR;
+    } else if (!strcmp(k, "base64")) {
+        gen_base64(s, (size_t)a->valuedouble, &v->own);
+        v->kind = K_STR;
+    } else if (!strcmp(k, "list")) {
+        gen_list(s, a, v);
     } else if (!strcmp(k, "text")) {
         int64_t len = between(s, (int64_t)cJSON_GetObjectItemCaseSensitive(a, "min")->valuedouble,
                               (int64_t)cJSON_GetObjectItemCaseSensitive(a, "max")->valuedouble);
@@ -1180,6 +1850,9 @@ static void gen_draw(Stream *s, const cJSON *g, Val *v) {
         if (cJSON_IsString(c)) {
             buf_puts(&v->own, c->valuestring);
             v->kind = K_STR;
+        } else if (cJSON_IsBool(c)) {
+            v->kind = K_BOOL;
+            v->num = cJSON_IsTrue(c);
         } else {
             v->kind = K_NUM;
             v->num = c->valuedouble;
@@ -1249,7 +1922,10 @@ static void accumulate(const char *id, const Algo *a, int variant, const cJSON *
     Buf cps = {0}, rec = {0};
     char hexd[65];
     for (uint64_t i = 0; i < n; i++) {
-        for (int f = 0; f <= MAXF; f++) g_vals[f].kind = K_MISSING, g_vals[f].own.n = 0, g_vals[f].lone = 0;
+        for (int f = 0; f <= MAXF; f++) {
+            g_vals[f].kind = K_MISSING, g_vals[f].own.n = 0, g_vals[f].lone = 0;
+            if (g_vals[f].owned) cJSON_Delete(g_vals[f].owned), g_vals[f].owned = NULL;
+        }
         int j = 0;
         for (const cJSON *g = input->child; g; g = g->next, j++) {
             Val *v = &g_vals[slot[j]];
@@ -1460,7 +2136,11 @@ int main(void) {
           "\"bustabit.crash_v2_outcome\":[\"bustabit\",\"bcgame\"],\"bustabit.crash_v1\":[\"bustabit\",\"roobet\"],"
           "\"bustabit.crash_v1_outcome\":[\"bustabit\",\"roobet\"],"
           "\"bustabit.chain_check\":[\"raw-bytes\",\"hex-text\"],\"bustabit.chain_position\":[],"
-          "\"bustabit.games\":[\"raw-bytes\",\"hex-text\"]},"
+          "\"bustabit.games\":[\"raw-bytes\",\"hex-text\"],"
+          "\"tenhou.mt19937\":[],\"tenhou.seed\":[],\"tenhou.rnd\":[],\"tenhou.shuffle\":[],\"tenhou.dice\":[],"
+          "\"tenhou.tile\":[],\"tenhou.deal\":[],\"tenhou.seat_order\":[],"
+          "\"tenhou.commitment\":[\"bytes-hex\",\"document-int-hex\"],\"tenhou.hand_wall\":[],"
+          "\"tenhou.wall_tiles\":[\"draw-order\",\"yama-order\"],\"tenhou.game\":[]},"
           "\"lone_surrogates\":\"marked\",\"accumulate\":true}\n",
           stdout);
     fflush(stdout);
