@@ -12,8 +12,8 @@ each as the ratio ``fairvec run`` / the same adapter fed directly, measured side
    ``slow`` (as the issue's load: chain walks that would time SHA-256, not the runner):
    the request lines the runner would send (every vector's input, as
    ``{"id","algorithm","variant","input"}``, lone surrogates in the marked encoding the
-   adapter's hello asks for) piped into the adapter from a file, its answers to /dev/null, against ``fairvec run --tier none --exclude-tag slow --algorithm
-   ... -- ADAPTER``;
+   adapter's hello asks for) piped into the adapter from a file, its answers to /dev/null,
+   against ``fairvec run --tier none --exclude-tag slow --algorithm ... -- ADAPTER``;
 1w. the same requests against ``fairvec run --tier none --exclude-tag slow -- ADAPTER``:
    the whole suite selected, as a port's author runs it, every vector of another algorithm
    skipped;
