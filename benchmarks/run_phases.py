@@ -12,13 +12,15 @@ and prints the median of --repeats runs of each phase:
   imports    fairvec's command line and the runner's modules
   load       reading, hashing and choosing the vector files (select: skeletal where cached)
   hello      the adapter's start, up to its hello (it was spawned before the load)
-  fill       the files of the algorithms the hello declares, read whole
   claims     pins, partial outputs and fresh vectors (runner/claims.py)
   vectors    Session.run: every request sent, answered and judged, the rest skipped
   accumulated  the accumulated vectors (runner/accumulated_run.py)
   digests    the suite's and the run's digests (cached: a lookup)
   reports    writing the reports
   exit       the rest: main's return to the process's end
+
+and, apart, the time spent reading the hello's files whole (VectorFile.fill), which happens
+within claims and vectors: each file just before its first request (selection.Filler).
 
 The run's first run is untimed (so the caches are warm, as in use). The wrapping costs a
 few microseconds a phase, not a vector.
@@ -45,7 +47,18 @@ import fairvec.cli as cli
 import fairvec.runner.accumulated_run as accumulated_run
 import fairvec.runner.run as run
 import fairvec.runner.session as session
+import fairvec.vectorfiles as vectorfiles
 mark("imports")
+
+filling = [0.0]
+fill = vectorfiles.VectorFile.fill
+def timed_fill(self):
+    started = time.time()
+    try:
+        return fill(self)
+    finally:
+        filling[0] += time.time() - started
+vectorfiles.VectorFile.fill = timed_fill
 
 def after(module, name, phase):
     function = getattr(module, name)
@@ -57,7 +70,6 @@ def after(module, name, phase):
 
 after(run, "select", "load")
 after(run, "_start_session", "hello")
-after(run, "_fill_declared", "fill")
 after(run, "_claimed", "claims")
 after(session.Session, "run", "vectors")
 after(session.ParallelSession, "run", "vectors")
@@ -68,14 +80,14 @@ try:
     status = cli.main(sys.argv[2:])
 finally:
     with open(sys.argv[1], "w") as out:
-        json.dump(marks, out)
+        json.dump({"marks": marks, "fill": filling[0]}, out)
 sys.stdout.flush()
 os._exit(status)
 """
 
 PHASES = (
-    "start", "imports", "load", "hello", "fill", "claims", "vectors", "accumulated",
-    "digests", "reports", "exit",
+    "start", "imports", "load", "hello", "claims", "vectors", "accumulated", "digests",
+    "reports", "exit",
 )  # fmt: skip
 
 
@@ -90,11 +102,13 @@ def one_run(arguments: list[str], marks: Path, child: Path) -> dict[str, float]:
     ended = time.time()
     seconds = dict.fromkeys(PHASES, 0.0)
     previous = started
-    for name, at in json.loads(marks.read_text()):
+    noted = json.loads(marks.read_text())
+    for name, at in noted["marks"]:
         seconds[name] += at - previous
         previous = at
     seconds["exit"] = ended - previous
     seconds["total"] = ended - started
+    seconds["fill"] = noted["fill"]
     return seconds
 
 
@@ -112,7 +126,7 @@ def main() -> None:
         one_run(arguments, marks, child)  # untimed: the caches warm
         runs = [one_run(arguments, marks, child) for _ in range(options.repeats)]
     print(f"fairvec run {' '.join(arguments)}: median of {options.repeats} runs (ms)")
-    for phase in (*PHASES, "total"):
+    for phase in (*PHASES, "total", "fill"):
         values = [run[phase] * 1000 for run in runs]
         shown = " ".join(f"{value:.0f}" for value in values)
         print(f"  {phase:<12}{statistics.median(values):8.1f}   ({shown})")

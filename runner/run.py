@@ -8,7 +8,6 @@ The runner reads vector files and talks to adapters; it never imports the refere
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import os
 import sys
 import time
@@ -57,8 +56,8 @@ from fairvec.runner.process import (
 from fairvec.runner.protocol import Hello
 from fairvec.runner.results import KnownFailure, Result, Work
 from fairvec.runner.selection import (
+    Filler,
     Selection,
-    fill_declared,
     nothing_selected,
     select,
     suite_algorithms,
@@ -165,12 +164,14 @@ def _claimed(
     selection: Selection,
     chosen: list[accumulated_run.Accumulated],
     hello: Hello,
+    filler: Filler,
 ) -> _Claimed:
     claims = resolve(hello, options.pins.fixes, selection.files)
     if not claims:  # the usual run: nothing to do
         if not (selection.works or chosen):
             raise nothing_selected(options.selection.root, options.selection.algorithms)
         return _Claimed(claims, selection.works, [], selection.works, chosen, [], None)
+    filler.fill(hello.algorithms)  # pins and claimed outputs are checked on whole vectors
     fresh, plan = fresh_works(claims, selection.files, hello, options.pins)
     chose = options.selection
     fresh = [
@@ -219,11 +220,16 @@ def _run_vectors(options: RunOptions) -> _Ran:
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
         with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):
-            session = _start_session(command, options, advance, len(works), early)
+            # each file the hello's algorithms need is read whole as its first vector goes
+            filler = Filler(selection)
+            session = _start_session(
+                command, options, advance, len(works), early, before_send=filler.before_send
+            )
             try:
-                _fill_declared(selection, session.hello.algorithms)
-                claimed = _claimed(options, selection, chosen, session.hello)
+                claimed = _claimed(options, selection, chosen, session.hello, filler)
                 results = session.run(claimed.works)
+                # the vectors a stopped run never sent, whole in the reports all the same
+                filler.fill({result.algorithm for result in results if result.status == "not-run"})
                 port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
                 streamed, restarts = accumulated_run.run_for_run(
                     command, claimed.chosen, advance, port=port,
@@ -241,14 +247,6 @@ def _run_vectors(options: RunOptions) -> _Ran:
     return _Ran(
         selection, chosen, session, results, restarts, started_at, duration, claimed, unselected
     )
-
-
-def _fill_declared(selection: Selection, declared: dict[str, list[str]]) -> None:
-    """The files the hello's algorithms need, read whole now (select(skeletal=True)), and
-    then frozen like the rest (load_vector_files(freeze=True)): nothing made so far is
-    garbage, and no collection during the run should walk it."""
-    fill_declared(selection, declared)
-    gc.freeze()
 
 
 def _report(
@@ -339,10 +337,12 @@ def _start_session(
     advance: Callable[[], None],
     vectors: int,
     process: AdapterProcess | None = None,
+    before_send: Callable[[list[Work]], None] | None = None,
 ) -> AnySession:
     """``process``: the adapter already started (_spawned_early), taken over as the first
-    session's; with -j N the others are started here."""
+    session's; with -j N the others are started here. ``before_send``: see Session."""
     keywords = options.limits.session_keywords()
+    keywords["before_send"] = before_send
     keywords["on_result"] = lambda _result: advance()
     jobs = jobs_for(options.jobs, vectors)
     try:

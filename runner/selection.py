@@ -8,6 +8,9 @@ a hello naming an algorithm the suite does not have.
 from __future__ import annotations
 
 import fnmatch
+import gc
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,8 +43,8 @@ def select(
     """``none_ok``: an empty selection is no error (the caller also selects accumulated
     vectors). ``freeze``: see load_vector_files (for fairvec run, which holds them to the
     end). ``skeletal``: the works' vectors may hold only id, variant and tags until
-    fill_declared reads the files the adapter implements whole (for fairvec run: the
-    hello comes after the selection)."""
+    a Filler reads the files of the works sent whole (for fairvec run: the hello comes
+    after the selection)."""
     works: list[Work] = []
     variants: dict[str, list[str]] = {}
     globs = options.algorithms
@@ -71,12 +74,40 @@ def select(
     return Selection(files, works, variants)
 
 
-def fill_declared(selection: Selection, declared: dict[str, list[str]]) -> None:
-    """Read whole the selected files of the algorithms a hello declares: the only vectors
-    sent (the others are skipped by id and variant, which their skeletons hold)."""
-    for vector_file in selection.files:
-        if vector_file.algorithm in declared:
+class Filler:
+    """Reads the skeletal files of a selection (select(skeletal=True)) whole as their
+    vectors are needed: an algorithm's file just before its first request is sent, so the
+    first request goes out once its own file is read, not every declared one, and the others
+    are read while the adapter works. The vectors of the algorithms a hello does not
+    declare are skipped by id and variant, which their skeletons hold: never read.
+
+    Safe with -j (sessions on threads): a file is marked read only once it is, so no
+    session sends a vector another is still reading. Each file read is frozen with the rest
+    (gc.freeze): nothing in it is garbage, and no collection during the run should walk it."""
+
+    def __init__(self, selection: Selection) -> None:
+        self._unread = {f.algorithm: f for f in selection.files if f.unread}
+        self._lock = threading.Lock()
+
+    def before_send(self, works: Sequence[Work]) -> None:
+        """The hook a session calls with each batch of works before sending it."""
+        if self._unread:  # (once every needed file is read, nothing more to do a batch)
+            self.fill({work.algorithm for work in works})
+
+    def fill(self, algorithms: Iterable[str]) -> None:
+        """The files of ``algorithms`` (any not in the selection, or read, are ignored)."""
+        for algorithm in algorithms:
+            if algorithm in self._unread:
+                self._fill_one(algorithm)
+
+    def _fill_one(self, algorithm: str) -> None:
+        with self._lock:
+            vector_file = self._unread.get(algorithm)
+            if vector_file is None:  # another session read it meanwhile
+                return
             vector_file.fill()
+            gc.freeze()
+            del self._unread[algorithm]  # last: only now may its vectors be sent
 
 
 def wanted(

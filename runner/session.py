@@ -126,9 +126,12 @@ class Session:
         on_result: Callable[[Result], None] = lambda _result: None,
         judge: Callable[[Vector, str, dict[str, Any], dict[str, Any]], Result] = judge,
         process: AdapterProcess | None = None,
+        before_send: Callable[[list[Work]], None] | None = None,
     ) -> None:
         """``process``: the adapter already spawned (``AdapterProcess(command)``), so that
-        it starts while the caller loads vector files; its hello is awaited here."""
+        it starts while the caller loads vector files; its hello is awaited here.
+        ``before_send``: called with each batch of works before it is sent, on the
+        session's thread (selection.Filler reads their files whole there)."""
         self.command = list(command)
         self._spawned = process
         # accumulated vectors collect answers instead (runner/accumulated_run.py)
@@ -140,6 +143,7 @@ class Session:
         self.max_crashes = max_crashes
         self.max_timeouts = max_timeouts
         self.on_result = on_result
+        self.before_send = before_send
         self.restarts = 0
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
@@ -319,6 +323,8 @@ class Session:
         works = self._next_works(self._attribution.room(self.window))
         if not works:
             return
+        if self.before_send is not None:  # before the works are sent: no deadline runs yet
+            self.before_send(works)
         self._attribution.sent(works, self.timeout)
         encode = marked_request_bytes if self.hello.lone_surrogates == "marked" else request_bytes
         self.process.send(b"".join([encode(work.vector, work.algorithm) for work in works]))

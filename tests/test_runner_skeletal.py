@@ -280,3 +280,90 @@ def test_a_header_unlike_the_files_is_found_when_the_file_is_read_whole(vectors:
     assert skeletal.unread and "accumulated" not in skeletal.data
     with pytest.raises(FairvecError, match="does not match the file; delete it"):
         skeletal.fill()
+
+
+# -- each file read as its first vector is sent (runner/selection.py, Filler) -----------------
+
+
+def test_a_file_is_read_whole_only_once_one_of_its_vectors_is_sent(vectors: Path) -> None:
+    from fairvec.runner.options import SelectionOptions
+    from fairvec.runner.selection import Filler, select
+
+    load_vector_files(vectors, skeletal=True)  # indexed
+    options = SelectionOptions(vectors=vectors, algorithms=("battle.move", "nardy.cuts"))
+    selection = select(options, skeletal=True)
+    by_algorithm = {f.algorithm: f for f in selection.files}
+    assert all(f.unread for f in by_algorithm.values())
+    filler = Filler(selection)
+    first = [w for w in selection.works if w.algorithm == "battle.move"][:3]
+    filler.before_send(first)
+    assert not by_algorithm["battle.move"].unread and by_algorithm["nardy.cuts"].unread
+    assert all("input" in work.vector and "expected" in work.vector for work in first)
+    filler.before_send(first)  # again: nothing more is read
+    assert by_algorithm["nardy.cuts"].unread
+
+
+def test_sessions_on_threads_never_send_a_vector_still_being_read() -> None:
+    """-j: a second session asking for a file the first is reading waits for it."""
+    import threading
+    import time
+
+    from fairvec.runner.results import Work
+    from fairvec.runner.selection import Filler, Selection
+
+    class SlowFile:
+        algorithm = "a.b"
+
+        def __init__(self) -> None:
+            self.unread = [(None, "orjson")]
+            self.reads = 0
+
+        def fill(self) -> None:
+            self.reads += 1
+            time.sleep(0.2)
+            self.unread.clear()
+
+    slow = SlowFile()
+    filler = Filler(Selection([slow], [], {}))  # type: ignore[list-item]
+    work = Work({"id": "a.b/1"}, "a.b", {})  # type: ignore[typeddict-item]
+    seen: list[bool] = []
+
+    def send() -> None:
+        filler.before_send([work])
+        seen.append(not slow.unread)  # what a session would send: whole, every time
+
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [True] * 4 and slow.reads == 1
+
+
+def test_a_stopped_run_reports_the_vectors_it_never_sent_whole(
+    vectors: Path, tmp_path: Path
+) -> None:
+    """The adapter crashes, and then on every restart: the run stops with vectors of a
+    file never read (nardy.cuts); the report still gives each its expectation."""
+    declared = json.dumps({"battle.move": [], "nardy.cuts": []})
+    marker = tmp_path / "started"
+    adapter = [
+        "--", "python3", str(MISBEHAVING), "--algorithms", declared,
+        "crash-after-restart", str(marker), "crash:battle.move/fire",
+    ]  # fmt: skip
+    reports = []
+    for run in ("cold", "warm"):  # read whole, then skeletal
+        marker.unlink(missing_ok=True)
+        report = tmp_path / f"{run}.json"
+        done = fairvec(
+            "run", "--vectors", vectors, "--tier", "none", "-j", "1", "--window", "1",
+            "--json", report, "--algorithm", "battle.move", "--algorithm", "nardy.cuts",
+            *adapter,
+        )  # fmt: skip
+        assert done.status == 2 and "Traceback" not in done.stderr, done.stderr
+        results = json.loads(report.read_text())["results"]
+        not_run = [r for r in results if r["status"] == "not-run"]
+        assert any(r["id"].startswith("nardy.cuts/") for r in not_run)
+        assert all("expected" in r for r in not_run)
+        reports.append(_comparable(json.loads(report.read_text())))
+    assert reports[0]["results"] == reports[1]["results"]
