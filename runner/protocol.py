@@ -433,15 +433,30 @@ def _named(message: Any) -> str | None:
 def plain_response(line: bytes) -> dict[str, Any] | None:
     """The message of a line that is plainly a valid response (see _plainly_valid), or
     None, for parse_response to say what else it is. The runner's per-line fast path."""
-    if line.count(b"[") + line.count(b"{") > MAX_NESTING:
-        return None  # perhaps nested too deep: parse_response decides
     try:
         message, problem = _read(line)
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
         return None
-    if problem is None and type(message) is dict and _plainly_valid(message):
+    if (
+        problem is None
+        and type(message) is dict
+        and _plainly_valid(message)
+        and not _too_deep(message, _opened(line))
+    ):
         return message
     return None
+
+
+def _opened(line: bytes) -> int:
+    """How many arrays and objects a line opens: the most it can nest."""
+    return line.count(b"[") + line.count(b"{")
+
+
+def _too_deep(message: Any, opened: int) -> bool:
+    """Whether a message nests more than MAX_NESTING deep (parse_response then says so).
+    A line opening no more than that cannot (most lines: settled by counting, in C); a
+    tenhou answer opens hundreds of arrays side by side, and is measured."""
+    return opened > MAX_NESTING and deeper_than(message, MAX_NESTING)
 
 
 def plain_responses(lines: list[bytes]) -> list[dict[str, Any]]:
@@ -457,10 +472,10 @@ def plain_responses(lines: list[bytes]) -> list[dict[str, Any]]:
 
 
 def _plain_prefix(lines: list[bytes]) -> list[dict[str, Any]]:
-    opened = map(add, map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{")))
-    shallow = list(takewhile(lambda count: count <= MAX_NESTING, opened))
-    lines = lines[: len(shallow)]  # a deeper one is left to parse_response's nesting check
     messages = fast_loads_each(lines)
+    if messages is not None:  # a deeper one is left to parse_response's nesting check
+        shallow = _shallow_prefix(messages, lines)
+        lines, messages = lines[:shallow], messages[:shallow]
     if messages is None or not keys_kept(messages, lines):  # one by one: which line is it?
         found = []
         for line in lines:
@@ -470,6 +485,18 @@ def _plain_prefix(lines: list[bytes]) -> list[dict[str, Any]]:
             found.append(message)
         return found
     return list(takewhile(_is_plain, messages))
+
+
+def _shallow_prefix(messages: list[Any], lines: list[bytes]) -> int:
+    """How many of the first messages nest no more than MAX_NESTING deep."""
+    brackets, braces = map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{"))
+    opened = list(map(add, brackets, braces))
+    if not opened or max(opened) <= MAX_NESTING:  # the usual batch, settled in C
+        return len(messages)
+    for index, (message, count) in enumerate(zip(messages, opened, strict=True)):
+        if _too_deep(message, count):
+            return index
+    return len(messages)
 
 
 def _is_plain(message: Any) -> bool:

@@ -179,6 +179,8 @@ LINES = [
     b"[1]",
     b'{"id":"g","output":1,"x":2}',
     b'{"id":"h","output":' + b"[" * 70 + b"]" * 70 + b"}",
+    b'{"id":"j","output":[' + b",".join([b"[1,2]"] * 100) + b"]}",  # wide, not deep
+    b'{"id":"k","output":' + b"[" * 64 + b"]" * 64 + b"}",  # 65 deep with the object
     b'{"id":"i","output":"\\ud800"}',
     b"\xff",
 ]
@@ -193,6 +195,18 @@ def test_a_run_of_lines_is_plain_exactly_as_far_as_each_line_is(start: int) -> N
             break
         expected.append(parse_response(line).message)
     assert plain_responses(lines) == expected
+
+
+def test_an_answer_of_many_arrays_side_by_side_is_plain_and_a_deep_one_is_not() -> None:
+    """A tenhou answer opens hundreds of arrays, none in another: the fast path takes it
+    (it took every such line one by one); what nests too deep still is not plain."""
+    wide = next(line for line in LINES if line.startswith(b'{"id":"j"'))
+    deep = next(line for line in LINES if line.startswith(b'{"id":"k"'))
+    assert plain_response(wide) == json.loads(wide)
+    one, many = json.loads(LINES[0]), json.loads(wide)
+    assert plain_responses([LINES[0], wide, wide, LINES[0]]) == [one, many, many, one]
+    assert plain_response(deep) is None and "nested" in (parse_response(deep).problem or "")
+    assert plain_responses([LINES[0], wide, deep, LINES[0]]) == [one, many]
 
 
 def test_plain_lines_are_the_valid_responses_the_general_parser_finds() -> None:
