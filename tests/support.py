@@ -175,3 +175,23 @@ SMALL_RELEASE = (
     "runner/schemas/report.schema.json",
     "docs/adapter-protocol.md",
 )
+
+
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own, on (for tests of the caches)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("FAIRVEC_CACHE_DIR", str(folder))
+    monkeypatch.delenv("FAIRVEC_NO_CACHE", raising=False)
+    return folder
+
+
+def copied_families(tmp_path: Path, families: tuple[str, ...]) -> Path:
+    """A vectors folder holding the installed suite's files of ``families``, free to edit."""
+    from fairvec.vectorfiles import SCHEMA_NAME, default_vectors_root
+
+    installed, root = default_vectors_root(), tmp_path / "vectors"
+    root.mkdir()
+    shutil.copy(installed / SCHEMA_NAME, root)
+    for family in families:
+        shutil.copytree(installed / family, root / family)
+    return root

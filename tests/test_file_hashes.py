@@ -7,38 +7,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 from pathlib import Path
 
 import pytest
-from support import MISBEHAVING, Completed, fairvec
+from support import MISBEHAVING, Completed, copied_families, fairvec, private_cache
 
 from fairvec import file_hashes
 from fairvec.errors import FairvecError
 from fairvec.file_hashes import KnownHashes
-from fairvec.vectorfiles import SCHEMA_NAME, VectorFile, default_vectors_root, load_vector_files
-
-VECTORS = default_vectors_root()
-FAMILIES = ("battle", "nardy")
+from fairvec.vectorfiles import VectorFile, load_vector_files
 
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("FAIRVEC_CACHE_DIR", str(folder))
-    monkeypatch.delenv("FAIRVEC_NO_CACHE", raising=False)
-    return folder
+    return private_cache(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def vectors(tmp_path: Path) -> Path:
-    root = tmp_path / "vectors"
-    root.mkdir()
-    shutil.copy(VECTORS / SCHEMA_NAME, root)
-    for family in FAMILIES:
-        shutil.copytree(VECTORS / family, root / family)
-    return root
+    return copied_families(tmp_path, ("battle", "nardy"))  # two small families to edit
 
 
 @pytest.fixture

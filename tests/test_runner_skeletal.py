@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, fairvec
+from support import MISBEHAVING, copied_families, fairvec, private_cache
 
 from fairvec.errors import FairvecError
 from fairvec.vectorfiles import (
-    SCHEMA_NAME,
     default_vectors_root,
     index_path,
     load_vector_files,
@@ -29,21 +27,12 @@ FAMILIES = ("battle", "nardy")
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("FAIRVEC_CACHE_DIR", str(folder))
-    monkeypatch.delenv("FAIRVEC_NO_CACHE", raising=False)
-    return folder
+    return private_cache(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def vectors(tmp_path: Path) -> Path:
-    """Two families' vector files, free to edit."""
-    root = tmp_path / "vectors"
-    root.mkdir()
-    shutil.copy(VECTORS / SCHEMA_NAME, root)
-    for family in FAMILIES:
-        shutil.copytree(VECTORS / family, root / family)
-    return root
+    return copied_families(tmp_path, FAMILIES)
 
 
 def test_a_second_load_is_skeletal_and_fills_into_the_same_dicts(vectors: Path) -> None:
