@@ -58,26 +58,41 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
 def read_regular_with_status(path: Path, what: str, limit: int) -> tuple[bytes, os.stat_result]:
     """read_regular, with the status of the file opened (fstat, before reading): for
     fairvec.file_hashes, which remembers a hash by the file's identity."""
+    with _opened_regular(path, what) as (handle, status):
+        _check_size(path, what, status.st_size, limit)
+        data = _read_at_most(handle, limit + 1)
+    _check_size(path, what, len(data), limit)  # it may have grown since fstat
+    return data, status
+
+
+def read_regular_prefix(path: Path, what: str, count: int) -> bytes:
+    """The first ``count`` bytes of ``path`` (all of it if shorter), a regular file; the
+    errors of read_regular."""
+    with _opened_regular(path, what) as (handle, _status):
+        return _read_at_most(handle, count)
+
+
+@contextmanager
+def _opened_regular(path: Path, what: str) -> Iterator[tuple[int, os.stat_result]]:
+    """``path`` opened for reading, if it is a regular file, with its status; OSError
+    (opening, or reading in the block) becomes a one-line FairvecError."""
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
         raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
     try:
-        mode_and_size = os.fstat(handle)
-        if not stat.S_ISREG(mode_and_size.st_mode):
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode):
             raise FairvecError(
                 f"{path}: {what} must be a regular file, and this is "
-                f"{kind_of(mode_and_size.st_mode)}; give the path of a file"
+                f"{kind_of(status.st_mode)}; give the path of a file"
             )
-        _check_size(path, what, mode_and_size.st_size, limit)
-        data = _read_at_most(handle, limit + 1)
+        yield handle, status
     except OSError as error:
         raise FairvecError(f"{path}: cannot read {what}: {error.strerror}") from None
     finally:
         os.close(handle)
-    _check_size(path, what, len(data), limit)  # it may have grown since fstat
-    return data, mode_and_size
 
 
 def _check_size(path: Path, what: str, size: int, limit: int) -> None:

@@ -19,11 +19,15 @@ and most runs of a port send a few algorithms and skip the rest. So ``fairvec ru
 files *skeletal* (``load_vector_files(..., skeletal=True)``): each vector only its id,
 variant and tags, which are all a choice and a skip need, from an index remembered per
 file SHA-256 (:func:`index_path`); once the hello is read, the files of the declared
-algorithms are read whole (:meth:`VectorFile.fill`), into the very dicts the selection
-holds, and each filled vector is checked against its skeleton. The index is the one cached
+algorithms are read whole (:meth:`VectorFile.fill`, each as its first vector is sent:
+fairvec.runner.selection.Filler), into the very dicts the selection holds, and each filled
+vector is checked against its skeleton. The index is the one cached
 thing that is data: a tampered one could at most misname a vector skipped as undeclared
 (one the run neither sends nor judges), and whoever can write it could as well edit the
-installed package. Without the cache, or on a miss, a file is read whole as before.
+installed package. Without the cache, or on a miss, a file is read whole as before. A file
+whose SHA-256 is remembered for its identity on disk (fairvec.file_hashes) is not read
+whole to be chosen from: only its header, its first bytes up to where its index says the
+vectors begin; fill() reads the rest, and checks it against that SHA-256.
 
 The digests that name a run's vectors (the whole suite's, and the selection's) are
 remembered the same way (:class:`DigestCache`), keyed by everything they are computed from:
@@ -62,6 +66,7 @@ from fairvec.regular_files import (
     SMALL_FILE_LIMIT,
     VECTOR_FILE_LIMIT,
     read_regular,
+    read_regular_prefix,
     read_regular_with_status,
 )
 
@@ -112,7 +117,7 @@ class VectorFile:
             return
         raw, how = self.unread[0]
         if raw is None:
-            raw = self._read_as_hashed()
+            raw = read_as_hashed(self.path, self.sha256)
         with _collector_paused():
             data: VectorFileData = _known_loads(raw, how)
             whole, skeletons = data["vectors"], self.data["vectors"]
@@ -130,20 +135,6 @@ class VectorFile:
                 held.clear()
                 held.update(vector)
         self.unread.clear()
-
-    def _read_as_hashed(self) -> bytes:
-        """The bytes of a file loaded by its remembered hash alone (fairvec.file_hashes),
-        checked against that hash: what is sent and judged is always what was hashed."""
-        raw = read_vector_bytes(self.path)
-        if hashlib.sha256(raw).hexdigest() == self.sha256:
-            return raw
-        hashes = KnownHashes.open(cache_folder())
-        hashes.forget(self.path)  # so the next run reads and hashes it
-        hashes.save()
-        raise FairvecError(
-            f"{self.path}: changed while this run chose its vectors by the file's remembered "
-            f"hash ({hashes.path}); run again"
-        )
 
     @property
     def output_schema(self) -> dict[str, Any]:
@@ -347,6 +338,21 @@ def read_vector_bytes(path: Path) -> bytes:
     return read_regular(path, "a vector file", VECTOR_FILE_LIMIT)
 
 
+def read_as_hashed(path: Path, sha: str) -> bytes:
+    """The bytes of a file chosen by its remembered SHA-256 ``sha`` (fairvec.file_hashes),
+    checked against it: what is sent, judged or digested is always what was hashed."""
+    raw = read_vector_bytes(path)
+    if hashlib.sha256(raw).hexdigest() == sha:
+        return raw
+    hashes = KnownHashes.open(cache_folder())
+    hashes.forget(path)  # so the next run reads and hashes it
+    hashes.save()
+    raise FairvecError(
+        f"{path}: changed during this run (it no longer has the SHA-256 remembered in "
+        f"{hashes.path}); run again"
+    )
+
+
 def read_and_hash(path: Path, hashes: KnownHashes) -> tuple[bytes, str]:
     """read_vector_bytes, with the bytes' SHA-256 (remembered in ``hashes``)."""
     started = time.time_ns()
@@ -365,9 +371,9 @@ def _load_one(
     loaded = _from_index(path, key, how, raw) if skeletal and how is not None else None
     if loaded is None:
         loaded = VectorFile(path, _whole(path, raw, key, how, known), key)
-        header = _without_vectors(loaded.data)
-        if skeletal and _header(raw) == header:
-            _save_index(key, header, loaded.vectors)  # the next run loads it skeletal
+        if skeletal and _header(raw) == _without_vectors(loaded.data):
+            # the next run loads it skeletal
+            _save_index(key, raw.find(_VECTORS_OPEN), loaded.vectors)
     data = loaded.data
     if data["algorithm"] != algorithm_of(path):  # the place, not the bytes: always checked
         raise FairvecError(
@@ -393,11 +399,11 @@ def _whole(
 
 # -- skeletal files: the index cache -------------------------------------------------------
 
-# bump when an index comes to hold more (2: in columns; 3: the header too, so a file known
-# by its remembered hash is not read at all)
+# bump when an index comes to hold more (2: in columns; 3: where the header ends, so a file
+# known by its remembered hash is read up to there only)
 INDEX_FORMAT = 3
 INDEX_COLUMNS = ("ids", "variants", "tags", "tag_lists")
-INDEX_KEYS = ("header", *INDEX_COLUMNS)
+INDEX_KEYS = ("header_bytes", *INDEX_COLUMNS)
 
 
 def index_path(key: str) -> Path | None:
@@ -419,18 +425,35 @@ SKELETON_KEYS = ("id", "variant", "tags")  # what a selection chooses by, and a 
 
 
 def _from_index(path: Path, key: str, how: str, raw: bytes | None) -> VectorFile | None:
-    """The file of SHA-256 ``key`` (valid: the validation cache says so) from its index:
-    its header and skeletal vectors; None when its index is not cached. ``raw``: its bytes,
-    if read already (else fill() reads them). An index is saved only for a file whose
-    header, read alone, is the whole file but its vectors (the generator's layout:
-    "vectors" last, nothing like it before); fill() checks the header and every skeleton
-    against the file."""
+    """The file of SHA-256 ``key`` (valid: the validation cache says so) with skeletal
+    vectors, from its index, and its header, read alone from the file itself (``raw``, its
+    bytes, if read already; else its first bytes, up to where the index says the header
+    ends: fill() reads the rest); None when its index is not cached or its header cannot be
+    read alone. An index is saved only for a file whose header, read alone, is the whole
+    file but its vectors (the generator's layout: "vectors" last, nothing like it before),
+    so the header read here is, unless the cache was tampered with, all of the file but the
+    vectors; fill() checks that too, and every skeleton."""
     index = _read_index(key)
     if index is None:
         return None
-    header, skeletons = index
+    header_bytes, skeletons = index
+    header = _header(raw) if raw is not None else _header_alone(path, header_bytes)
+    if header is None:
+        return None
     header["vectors"] = skeletons
     return VectorFile(path, cast("VectorFileData", header), key, [(raw, how)])
+
+
+def _header_alone(path: Path, header_bytes: int) -> dict[str, Any] | None:
+    """A file's header from its first bytes (a few kilobytes), where its index says it
+    ends; None if the file does not read so."""
+    try:
+        prefix = read_regular_prefix(path, "a vector file", header_bytes + len(_VECTORS_OPEN))
+    except FairvecError:
+        return None  # read whole later, which says what is wrong
+    if prefix[header_bytes:] != _VECTORS_OPEN:
+        return None
+    return _parsed_header(prefix[:header_bytes])
 
 
 def _header(raw: bytes) -> dict[str, Any] | None:
@@ -439,7 +462,12 @@ def _header(raw: bytes) -> dict[str, Any] | None:
     opening = raw.find(_VECTORS_OPEN)
     if opening < 0 or not raw.endswith(_VECTORS_CLOSE):
         return None
-    head = raw[:opening] + b"}"
+    return _parsed_header(raw[:opening])
+
+
+def _parsed_header(before_vectors: bytes) -> dict[str, Any] | None:
+    """The header of a file in the generator's layout, from its bytes up to the vectors."""
+    head = before_vectors + b"}"
     try:
         value = json.loads(head) if b"\\ud" in head else trusted_loads(head)
     except (ValueError, RecursionError):
@@ -451,9 +479,9 @@ def _without_vectors(data: VectorFileData | dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key != "vectors"}
 
 
-def _read_index(key: str) -> tuple[dict[str, Any], list[Vector]] | None:
-    """The cached header and skeletons of the file of SHA-256 ``key``; None on a miss, and
-    for anything unreadable or malformed (a cache is never an error)."""
+def _read_index(key: str) -> tuple[int, list[Vector]] | None:
+    """Where the header of the file of SHA-256 ``key`` ends, and its skeletons, cached; None
+    on a miss, and for anything unreadable or malformed (a cache is never an error)."""
     path = index_path(key)
     if path is None:
         return None
@@ -472,7 +500,7 @@ def _read_index(key: str) -> tuple[dict[str, Any], list[Vector]] | None:
         {"id": i, "variant": v, "tags": tag_lists[t]}
         for i, v, t in zip(value["ids"], value["variants"], value["tags"], strict=True)
     ]
-    return value["header"], cast("list[Vector]", skeletons)
+    return value["header_bytes"], cast("list[Vector]", skeletons)
 
 
 def _is_index(value: Any) -> bool:
@@ -482,8 +510,7 @@ def _is_index(value: Any) -> bool:
     are checked in about a millisecond)."""
     if type(value) is not dict or set(value) != set(INDEX_KEYS):
         return False
-    header = value["header"]
-    if type(header) is not dict or "vectors" in header or type(header.get("algorithm")) is not str:
+    if type(value["header_bytes"]) is not int or value["header_bytes"] < 0:
         return False
     ids, variants, tags, tag_lists = (value[key] for key in INDEX_COLUMNS)
     if not all(type(column) is list for column in (ids, variants, tags, tag_lists)):
@@ -500,7 +527,7 @@ def _is_index(value: Any) -> bool:
     )
 
 
-def _save_index(key: str, header: dict[str, Any], vectors: list[Vector]) -> None:
+def _save_index(key: str, header_bytes: int, vectors: list[Vector]) -> None:
     """Best effort, as the other caches; over an index that was not read (missing, not a
     regular file, malformed), so a broken one is repaired by the next run."""
     path = index_path(key)
@@ -509,7 +536,7 @@ def _save_index(key: str, header: dict[str, Any], vectors: list[Vector]) -> None
     tag_lists: dict[tuple[str, ...], int] = {}
     tags = [tag_lists.setdefault(tuple(vector["tags"]), len(tag_lists)) for vector in vectors]
     index = {
-        "header": header,
+        "header_bytes": header_bytes,
         "ids": [vector["id"] for vector in vectors],
         "variants": [vector["variant"] for vector in vectors],
         "tags": tags,

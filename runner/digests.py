@@ -10,13 +10,11 @@ of the interpreter's lock, though the Python between them waits for it behind a 
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairvec import __version__
-from fairvec.errors import FairvecError
 from fairvec.file_hashes import KnownHashes
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.options import SelectionOptions
@@ -29,8 +27,8 @@ from fairvec.vectorfiles import (
     canonical_items,
     digest_key,
     read_and_hash,
+    read_as_hashed,
     read_unchecked,
-    read_vector_bytes,
     vector_file_paths,
 )
 
@@ -163,7 +161,7 @@ def _computed(
         if vector_file is None:  # in the suite, not selected
             assert everything is not None and known is not None
             sha, raw = unselected[path]
-            raw = _bytes_hashed(path, sha) if raw is None else raw
+            raw = read_as_hashed(path, sha) if raw is None else raw
             everything.add(read_unchecked(path, raw, sha, known)["vectors"])
             continue
         vectors = vector_file.vectors
@@ -187,18 +185,6 @@ def _computed(
     whole = (everything.digest(), everything.count) if everything is not None else ("", 0)
     run.add([one.vector for one in chosen])
     return whole, (run.digest(), run.count)
-
-
-def _bytes_hashed(path: Path, sha: str) -> bytes:
-    """The bytes of a file known by its remembered SHA-256 ``sha``, checked against it:
-    a digest is computed from the bytes its key names, or not at all."""
-    raw = read_vector_bytes(path)
-    if hashlib.sha256(raw).hexdigest() != sha:
-        hashes = KnownHashes.open(cache_folder())
-        hashes.forget(path)  # so the next run reads and hashes it
-        hashes.save()
-        raise FairvecError(f"{path}: changed during this run; run again")
-    return raw
 
 
 def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:

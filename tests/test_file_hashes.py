@@ -16,7 +16,7 @@ from support import MISBEHAVING, Completed, copied_families, fairvec, private_ca
 from fairvec import file_hashes
 from fairvec.errors import FairvecError
 from fairvec.file_hashes import KnownHashes
-from fairvec.vectorfiles import VectorFile, load_vector_files
+from fairvec.vectorfiles import VectorFile, index_path, load_vector_files
 
 
 @pytest.fixture(autouse=True)
@@ -46,10 +46,16 @@ def _cache_file(cache: Path) -> Path:
 
 @pytest.mark.usefixtures("settled_at_once")
 def test_an_unchanged_file_is_not_read_until_it_is_filled(vectors: Path) -> None:
-    whole = {f.algorithm: f.vectors for f in load_vector_files(vectors)}
+    read = load_vector_files(vectors)
+    whole = {f.algorithm: f.vectors for f in read}
+    headers = {f.algorithm: {k: v for k, v in f.data.items() if k != "vectors"} for f in read}
     load_vector_files(vectors, skeletal=True)  # indexed
     loaded = load_vector_files(vectors, skeletal=True)
     assert loaded and all(_unread(loaded))
+    for vector_file in loaded:  # the header, from the file's first bytes alone
+        assert {k: v for k, v in vector_file.data.items() if k != "vectors"} == headers[
+            vector_file.algorithm
+        ]
     for vector_file in loaded:
         assert vector_file.vectors == whole[vector_file.algorithm]  # read and checked now
         assert not vector_file.unread
@@ -101,10 +107,28 @@ def test_a_stale_entry_is_caught_when_the_file_is_filled(vectors: Path, own_cach
     _stale(own_cache, target, old_sha)
     (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
     assert loaded.sha256 == old_sha and _unread([loaded]) == [True]
-    with pytest.raises(FairvecError, match=r"move\.json: changed while this run chose"):
+    with pytest.raises(FairvecError, match=r"move\.json: changed during this run .*; run again"):
         loaded.fill()
     (again,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
     assert again.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()  # forgotten
+
+
+@pytest.mark.parametrize("shift", [-1, 1, 10**9])
+@pytest.mark.usefixtures("settled_at_once")
+def test_an_index_misplacing_the_header_is_a_miss(
+    vectors: Path, own_cache: Path, shift: int
+) -> None:
+    """The header of a file known by its hash is read from the file itself, where the
+    index says it ends: an index that says it wrong only costs reading the file whole."""
+    load_vector_files(vectors, skeletal=True)
+    (first,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    index = index_path(first.sha256)
+    assert index is not None
+    value = json.loads(index.read_text())
+    value["header_bytes"] += shift
+    index.write_text(json.dumps(value))
+    (loaded,) = load_vector_files(vectors, lambda name: name == "battle.move", skeletal=True)
+    assert _unread([loaded]) == [False] and loaded.data["algorithm"] == "battle.move"
 
 
 @pytest.mark.parametrize(
@@ -207,6 +231,6 @@ def test_a_stale_entry_of_an_unselected_file_stops_the_digest_in_one_line(
     done = _run(vectors, tmp_path / "b.json", *only)
     lines = done.stderr.strip().splitlines()
     assert done.status == 2 and len(lines) == 1, done.stderr
-    assert "cuts.json: changed during this run; run again" in lines[0]
+    assert "cuts.json: changed during this run" in lines[0] and lines[0].endswith("run again")
     assert not (tmp_path / "b.json").exists()
     assert _run(vectors, tmp_path / "c.json", *only).status == 0  # the entry was forgotten
