@@ -113,8 +113,8 @@ def fast_loads(line: bytes) -> Any:
 def fast_loads_each(lines: list[bytes]) -> list[Any] | None:
     """Each line parsed, as fast_loads would, with C doing the per-line work (orjson mapped
     over the lines, one long-integer guard for them all); a line that may hold an integer
-    beyond 64 bits by json (so one such line, a hex digest with 19 digits in a row, does not
-    send its whole batch the slow way). None when orjson is not installed or refuses any
+    beyond 64 bits is read by json (so one such line, a hex digest with 19 digits in a row,
+    does not send its whole batch the slow way). None when orjson is not installed or refuses any
     line, or json does, or json reads a NaN or an infinity, which orjson would have refused
     (then the caller parses them one by one, and says what is wrong)."""
     if _orjson_loads is None:
@@ -131,11 +131,12 @@ def fast_loads_each(lines: list[bytes]) -> list[Any] | None:
 def _finite_loads(line: bytes) -> Any:
     """json.loads, raising ValueError for NaN and the infinities (1e400 included)."""
     value = json.loads(line)
-    _FINITE_ENCODER.encode(value)
+    FINITE_JSON.encode(value)
     return value
 
 
-_FINITE_ENCODER = json.JSONEncoder(allow_nan=False)
+# Compact JSON that refuses NaN and the infinities (ValueError), as strict JSON does.
+FINITE_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 
 
 def trusted_loads(data: bytes) -> Any:

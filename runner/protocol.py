@@ -20,7 +20,13 @@ from itertools import repeat, takewhile
 from operator import add
 from typing import TYPE_CHECKING, Any
 
-from fairvec.jsonio import MAX_NESTING, compact_ascii, deeper_than, fast_loads_each
+from fairvec.jsonio import (
+    FINITE_JSON,
+    MAX_NESTING,
+    compact_ascii,
+    deeper_than,
+    fast_loads_each,
+)
 
 if TYPE_CHECKING:  # jsonschema is imported where used, data_model never: start-up time
     import jsonschema
@@ -220,7 +226,7 @@ def _read(line: bytes) -> tuple[Any, str | None]:
         return parsed[0], None
     try:
         value = json.loads(line)
-        written = _FINITE.encode(value)  # ValueError for NaN and the infinities
+        written = FINITE_JSON.encode(value)  # ValueError for NaN and the infinities
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except ValueError:  # too many digits, or not finite: the exact reading says which
@@ -228,9 +234,6 @@ def _read(line: bytes) -> tuple[Any, str | None]:
     if _no_key_dropped(written.count(":"), line):
         return value, None
     return _read_exactly(line)
-
-
-_FINITE = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 
 
 def _no_key_dropped(written_colons: int, line: bytes) -> bool:
@@ -489,6 +492,7 @@ def _plain_prefix(lines: list[bytes]) -> list[dict[str, Any]]:
 
 def _shallow_prefix(messages: list[Any], lines: list[bytes]) -> int:
     """How many of the first messages nest no more than MAX_NESTING deep."""
+    # _opened for each line, the counting mapped in C
     brackets, braces = map(bytes.count, lines, repeat(b"[")), map(bytes.count, lines, repeat(b"{"))
     opened = list(map(add, brackets, braces))
     if not opened or max(opened) <= MAX_NESTING:  # the usual batch, settled in C

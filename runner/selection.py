@@ -91,7 +91,7 @@ class Filler:
 
     def before_send(self, works: Sequence[Work]) -> None:
         """The hook a session calls with each batch of works before sending it."""
-        if self._unread:  # (once every needed file is read, nothing more to do a batch)
+        if self._unread:  # (none unread: nothing to do a batch)
             self.fill({work.algorithm for work in works})
 
     def fill(self, algorithms: Iterable[str]) -> None:
