@@ -26,7 +26,10 @@ each as the ratio ``fairvec run`` / the same adapter fed directly, measured side
    its first request line (the adapter appends the time to the file named by
    FAIRVEC_C_ADAPTER_FIRST_REQUEST), against 0.2 s.
 
-Also printed: ``python -c pass`` and ``fairvec --version`` (the floor no run goes under).
+Also printed: ``python -c pass`` and ``fairvec --version`` (the floor no run goes under),
+and in 1 a bare Python pipe (BARE_PIPE: no fairvec, only the interpreter starting the
+adapter, writing it the request file and comparing its answers byte for byte): what any
+harness written in Python pays at least.
 Every figure is the median of --repeats runs, alternating the sides of each comparison,
 after one untimed run of each command (so the caches are warm, as in use); the answers are
 checked once, untimed (every request answered; the full tier's digest). ``--baseline``
@@ -58,6 +61,7 @@ MARK = "\uffff"
 # Left out of rows 1, 1w and 1b on both sides, as the issue's load did: bustabit's 16 chain
 # walks (30.8 million SHA-256 steps, 4 s of the C port's) would time SHA-256, not the runner.
 SLOW = "slow"
+PIPE = "bare Python pipe"
 TARGETS = {"fixed": 2.0, "full": 1.2, "first": 0.2}
 
 
@@ -187,6 +191,36 @@ def alone(requests: Path) -> float:
         return time.perf_counter() - started
 
 
+# What any harness written in Python pays at least, with no fairvec in it: the interpreter,
+# the adapter started, the request file written to it on a thread, every answer line read
+# and compared byte for byte with the adapter's own earlier answers (argv: adapter,
+# requests, answers).
+BARE_PIPE = r"""
+import subprocess, sys, threading
+adapter, requests, answers = sys.argv[1:]
+sent, wanted = open(requests, "rb").read(), open(answers, "rb").read().split(b"\n")
+process = subprocess.Popen([adapter], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def write():
+    process.stdin.write(sent)
+    process.stdin.close()
+writer = threading.Thread(target=write)
+writer.start()
+got = process.stdout.read().split(b"\n")
+writer.join()
+process.wait()
+sys.exit(sum(a != b for a, b in zip(got, wanted)) + abs(len(got) - len(wanted)))
+"""
+
+
+def bare_pipe(requests: Path, answers: Path) -> float:
+    """Wall seconds of BARE_PIPE over ``requests`` (it fails unless every answer matches)."""
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", BARE_PIPE, str(ADAPTER), str(requests), str(answers)], check=True
+    )
+    return time.perf_counter() - started
+
+
 def answers_of(requests: Path) -> list[dict[str, Any]]:
     """The adapter's lines for the request file (untimed: to check what is timed)."""
     with requests.open("rb") as stdin:
@@ -248,9 +282,15 @@ class Sides:
 
 
 def timed_sides(
-    sides: Sides, arguments: list[str], repeats: int, requests: Path | None, mark: Path | None
+    sides: Sides,
+    arguments: list[str],
+    repeats: int,
+    requests: Path | None,
+    mark: Path | None,
+    answers: Path | None = None,
 ) -> dict[str, tuple[list[float], list[float]]]:
-    """{side: (walls, firsts)}, plus "alone" (the adapter fed ``requests``) when given; the
+    """{side: (walls, firsts)}, plus "alone" (the adapter fed ``requests``) when given, and
+    "bare Python pipe" (BARE_PIPE, its answers checked against ``answers``) when given; the
     sides alternated run by run, after one untimed run of each (the caches warm, as in use)."""
     for _, command in sides.commands():
         through_fairvec(arguments, fairvec=command)
@@ -258,6 +298,8 @@ def timed_sides(
     for _ in range(repeats):
         if requests is not None:
             timed.setdefault("alone", ([], []))[0].append(alone(requests))
+        if requests is not None and answers is not None:
+            timed.setdefault(PIPE, ([], []))[0].append(bare_pipe(requests, answers))
         for label, command in sides.commands():
             seconds, first = through_fairvec(arguments, mark, fairvec=command)
             walls, firsts = timed.setdefault(label, ([], []))
@@ -274,13 +316,16 @@ def print_ratios(timed: dict[str, tuple[list[float], list[float]]], target: floa
         if label == "alone":
             continue
         r = statistics.median(walls)
+        if label == PIPE:
+            print(f"   {label + ' (no fairvec: the floor)':<44}{r:8.3f} s: {r / d:.1f}x")
+            continue
         goal = "" if target is None else f" (target within {target:.0f}x: {verdict(r / d, target)})"
         print(f"   {label:<44}{r:8.3f} s: {r / d:.1f}x{goal}; the runner adds {r - d:.3f} s")
 
 
 def print_firsts(timed: dict[str, tuple[list[float], list[float]]]) -> None:
     for label, (_, firsts) in timed.items():
-        if label == "alone":
+        if label in ("alone", PIPE):
             continue
         if not firsts:
             print(f"   {label}: not measured (the adapter wrote no time)")
@@ -311,14 +356,17 @@ def measure_fixed(sides: Sides, folder: Path, work: Path, repeats: int) -> None:
     algorithms = implemented()
     lines = fixed_requests(folder, algorithms)
     requests.write_bytes(b"".join(lines))
-    answers = len(answers_of(requests))
-    if answers != len(lines):
-        print(f"  note: the adapter answered {answers} of {len(lines)} requests")
+    answered = answers_of(requests)
+    if len(answered) != len(lines):
+        print(f"  note: the adapter answered {len(answered)} of {len(lines)} requests")
+    answers = work / "answers.jsonl"  # the bare pipe's check: the adapter's own lines
+    with requests.open("rb") as stdin:
+        answers.write_bytes(subprocess.run([str(ADAPTER)], stdin=stdin, capture_output=True).stdout)
     selection = [part for name in algorithms for part in ("--algorithm", name)]
     fixed = ["--tier", "none", "--exclude-tag", SLOW, *selection]
     print(f"\n1. fixed vectors of {len(algorithms)} algorithms: {len(lines)} requests")
     print("   (" + ", ".join(algorithms) + ")")
-    timed = timed_sides(sides, fixed, repeats, requests, mark)
+    timed = timed_sides(sides, fixed, repeats, requests, mark, answers)
     print_ratios(timed, TARGETS["fixed"])
     j1 = timed_sides(Sides(None), [*fixed, "-j", "1"], repeats, None, None)
     print(f"   (fairvec run at -j 1: {statistics.median(j1['fairvec run'][0]):.3f} s)")

@@ -15,11 +15,12 @@ times are at least SETTLED_NS older than the moment its reading began: any later
 stamped after that moment, so its times differ from the remembered ones.
 
 Whatever is filled (sent and judged) is read whole anyway, and its bytes are checked
-against the remembered hash (vectorfiles.VectorFile.fill), so a stale entry can only
-misname a file the run skips or digests; and whoever can write the cache could as well edit
-the installed package (the trust of every cache here: fairvec.vectorfiles). Best effort,
-as the other caches: an unreadable or malformed entry is a miss, an unwritable cache no
-error. FAIRVEC_NO_CACHE=1 turns it off with the rest.
+against the remembered hash (vectorfiles.VectorFile.fill); a file sent from remembered
+request lines alone is read and checked on a thread (runner/answer_memo.py). So a stale
+entry can only misname a file the run skips or digests, or stop the run; and whoever can
+write the cache could as well edit the installed package (the trust of every cache here:
+fairvec.vectorfiles). Best effort, as the other caches: an unreadable or malformed entry
+is a miss, an unwritable cache no error. FAIRVEC_NO_CACHE=1 turns it off with the rest.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from fairvec.errors import FairvecError
-from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular, temporary_beside
+from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular, replace_with
 
 # orjson (the ``fast`` extra) parses about twice as fast as the json module. It is an
 # accelerator, never the judge: it refuses some JSON that json reads (a lone surrogate
@@ -70,12 +70,7 @@ def digest(value: Any) -> str:
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and rename it into place,
     so a reader never sees half a file, even if we are killed mid-write."""
-    temporary = temporary_beside(path, text.encode("utf-8"))
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_with(path, text.encode("utf-8"))
 
 
 def compact_ascii(value: Any) -> bytes:

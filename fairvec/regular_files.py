@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import signal
 import stat
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -172,6 +171,8 @@ def temporary_beside(path: Path, data: bytes) -> str:
     0600; vector files, reports and releases are for others to read). Raises OSError, and
     then leaves nothing behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only to write: 4 ms of imports a run that reads only would pay
+
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -183,12 +184,24 @@ def temporary_beside(path: Path, data: bytes) -> str:
     return temporary
 
 
+def replace_with(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through temporary_beside and a rename into place."""
+    temporary = temporary_beside(path, data)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 @contextmanager
 def written_beside(path: Path, option: str) -> Iterator[BinaryIO]:
     """A file to write into, streamed (for output too large to hold: ``fairvec stream``),
     renamed over ``path`` only when the block ends without an exception: a reader never
     sees half of it, and an error or Ctrl-C leaves nothing behind. ``option`` names the
     path in the one-line error when it cannot be written."""
+    import tempfile  # only to write: 4 ms of imports a run that reads only would pay
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

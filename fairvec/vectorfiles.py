@@ -47,7 +47,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -162,7 +161,7 @@ REGENERATE = "regenerate with fairvec generate"
 
 @cache
 def vector_schema() -> dict[str, Any]:
-    text = resources.files("fairvec").joinpath("vectors", SCHEMA_NAME).read_text("utf-8")
+    text = (default_vectors_root() / SCHEMA_NAME).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -11,7 +11,6 @@ import argparse
 import math
 import shutil
 import sys
-from importlib import resources
 
 from fairvec.errors import FairvecError
 from fairvec.runner.claims import Fix, parse_fix
@@ -143,6 +142,8 @@ def bundled_adapter(name: str) -> list[str]:
     if name == "python":
         # -P: never import from the current folder, which may be a fairvec checkout
         return [sys.executable, "-P", "-m", "fairvec.adapters.python"]
+    from importlib import resources  # only for --bundled node
+
     script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
     node = shutil.which("node")
     if node is None:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from fairvec.errors import FairvecError, stopping_signals_raise
 from fairvec.runner import accumulated_run
+from fairvec.runner.answer_memo import AnswerMemo
 from fairvec.runner.claims import (
     PINNED_TAG,
     Claims,
@@ -70,9 +71,10 @@ from fairvec.runner.session import (
     in_vector_order,
     jobs_for,
 )
-from fairvec.vectorfiles import VectorFile
+from fairvec.vectorfiles import VectorFile, cache_folder
 
 if TYPE_CHECKING:  # the release's tools are imported only for --suite
+    from fairvec.data_model import Vector
     from fairvec.release.verify import VerifiedSuite
 
 
@@ -135,6 +137,7 @@ class _Ran:
     duration: float  # seconds
     claimed: _Claimed
     unselected: UnselectedFiles | None  # for the suite's digest (None: from a release)
+    filler: Filler  # to read whole what the reports show
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,19 @@ def _run_and_report(
 ) -> int:
     ran = _run_vectors(options)
     apply_known_failures(ran.results, known)
+    _whole_for_reports(ran.filler, ran.results)
     return _report(options, release, known, ran)
+
+
+def _whole_for_reports(filler: Filler, results: list[Result]) -> None:
+    """The vectors the reports show in full (those that did not pass, a stopped run's
+    unsent ones, unexpected passes) read whole; an unexpected pass settled by the answer
+    memo shows the expected value as what it got (it passed: the same JSON)."""
+    shown = [r for r in results if r.unexpected_pass or r.status not in ("pass", "skip")]
+    filler.fill({result.algorithm for result in shown})
+    for result in shown:
+        if result.status == "pass" and result.got is None:  # {"output": ...} or {"error": ...}
+            result.got = dict(cast("Vector", result.vector)["expected"])
 
 
 def _run_vectors(options: RunOptions) -> _Ran:
@@ -220,16 +235,17 @@ def _run_vectors(options: RunOptions) -> _Ran:
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
         with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):
-            # each file the hello's algorithms need is read whole as its first vector goes
+            # each file the hello's algorithms need is read whole as its first vector goes,
+            # unless its requests and answers are remembered (runner/answer_memo.py)
+            memo = AnswerMemo(cache_folder(), selection.files)
             filler = Filler(selection)
-            session = _start_session(
-                command, options, advance, len(works), early, before_send=filler.before_send
-            )
+            session = _start_session(command, options, advance, len(works), early, filler, memo)
             try:
+                memo.encoding = session.hello.lone_surrogates
                 claimed = _claimed(options, selection, chosen, session.hello, filler)
+                memo.enabled = memo.enabled and not claimed.claims  # (see answer_memo)
                 results = session.run(claimed.works)
-                # the vectors a stopped run never sent, whole in the reports all the same
-                filler.fill({result.algorithm for result in results if result.status == "not-run"})
+                memo.check_served()
                 port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
                 streamed, restarts = accumulated_run.run_for_run(
                     command, claimed.chosen, advance, port=port,
@@ -237,6 +253,7 @@ def _run_vectors(options: RunOptions) -> _Ran:
                 )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
                 results += claimed.accumulated_skipped
+                memo.save()
             except RunnerResourceError as error:
                 raise FairvecError(
                     f"the runner itself: {error} (raise the limit: ulimit -n)"
@@ -245,8 +262,9 @@ def _run_vectors(options: RunOptions) -> _Ran:
                 session.close()
         duration = time.monotonic() - clock
     return _Ran(
-        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected
-    )
+        selection, chosen, session, results, restarts, started_at, duration, claimed,
+        unselected, filler,
+    )  # fmt: skip
 
 
 def _report(
@@ -336,13 +354,15 @@ def _start_session(
     options: RunOptions,
     advance: Callable[[], None],
     vectors: int,
-    process: AdapterProcess | None = None,
-    before_send: Callable[[list[Work]], None] | None = None,
+    process: AdapterProcess | None,
+    filler: Filler,
+    memo: AnswerMemo,
 ) -> AnySession:
     """``process``: the adapter already started (_spawned_early), taken over as the first
-    session's; with -j N the others are started here. ``before_send``: see Session."""
+    session's; with -j N the others are started here. The filler's hooks and the memo:
+    see Session."""
     keywords = options.limits.session_keywords()
-    keywords["before_send"] = before_send
+    keywords.update(before_send=filler.before_send, before_judge=filler.before_judge, memo=memo)
     keywords["on_result"] = lambda _result: advance()
     jobs = jobs_for(options.jobs, vectors)
     try:

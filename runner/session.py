@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.runner.attribution import (
     Attribution,
@@ -34,6 +34,7 @@ from fairvec.runner.attribution import (
 )
 from fairvec.runner.claims import judged_part
 from fairvec.runner.compare import judge, judge_outputs
+from fairvec.runner.compare import judge as judge_default
 from fairvec.runner.process import (
     DEFAULT_MAX_LINE,
     AdapterProcess,
@@ -54,6 +55,7 @@ from fairvec.runner.results import Result, Work
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import Vector
+    from fairvec.runner.answer_memo import AnswerMemo
 
 MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giving up
 # --max-timeouts: timeouts in a row, with no answer in between, before giving up. Larger than
@@ -127,11 +129,16 @@ class Session:
         judge: Callable[[Vector, str, dict[str, Any], dict[str, Any]], Result] = judge,
         process: AdapterProcess | None = None,
         before_send: Callable[[list[Work]], None] | None = None,
+        before_judge: Callable[[list[Work]], None] | None = None,
+        memo: AnswerMemo | None = None,
     ) -> None:
         """``process``: the adapter already spawned (``AdapterProcess(command)``), so that
         it starts while the caller loads vector files; its hello is awaited here.
         ``before_send``: called with each batch of works before it is sent, on the
-        session's thread (selection.Filler reads their files whole there)."""
+        session's thread (selection.Filler reads their files whole there), and
+        ``before_judge`` with works about to be judged (their vectors then whole).
+        ``memo``: request lines and passing answers remembered (runner/answer_memo.py),
+        used while ``memo.enabled``; only with the default judge."""
         self.command = list(command)
         self._spawned = process
         # accumulated vectors collect answers instead (runner/accumulated_run.py)
@@ -144,6 +151,8 @@ class Session:
         self.max_timeouts = max_timeouts
         self.on_result = on_result
         self.before_send = before_send
+        self.before_judge = before_judge
+        self.memo = memo if judge is judge_default else None
         self.restarts = 0
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
@@ -323,11 +332,28 @@ class Session:
         works = self._next_works(self._attribution.room(self.window))
         if not works:
             return
-        if self.before_send is not None:  # before the works are sent: no deadline runs yet
-            self.before_send(works)
+        lines = self._request_lines(works)  # before the works are sent: no deadline runs yet
         self._attribution.sent(works, self.timeout)
+        self.process.send(b"".join(lines))
+
+    def _request_lines(self, works: list[Work]) -> list[bytes]:
+        """Each work's request line: as sent before (the memo), else made from its vector,
+        once before_send has seen the works whose lines are made."""
         encode = marked_request_bytes if self.hello.lone_surrogates == "marked" else request_bytes
-        self.process.send(b"".join([encode(work.vector, work.algorithm) for work in works]))
+        memo = self.memo
+        if memo is None or not memo.enabled:
+            if self.before_send is not None:
+                self.before_send(works)
+            return [encode(work.vector, work.algorithm) for work in works]
+        remembered = [memo.request_of(work) for work in works]
+        unmade = [at for at, line in enumerate(remembered) if line is None]
+        if unmade and self.before_send is not None:
+            self.before_send([works[at] for at in unmade])
+        lines = cast(list[bytes], remembered)
+        for at in unmade:
+            lines[at] = encode(works[at].vector, works[at].algorithm)
+            memo.learn_request(works[at], lines[at])
+        return lines
 
     def _step(self) -> None:
         """Wait for what the adapter says (or the head's deadline) and act on all of it."""
@@ -374,20 +400,59 @@ class Session:
             end += 1
         if end == start:
             return 0
-        messages = plain_responses([event.line for event in events[start:end]])
-        heads = list(islice(inflight, len(messages)))
+        lines = [event.line for event in events[start:end]]
+        heads = list(islice(inflight, len(lines)))
+        remembered = self._remembered_passes(heads, lines)
+        if remembered:
+            return remembered
+        messages = plain_responses(lines)
         answered = 0  # the first lines that name the heads in turn
         while answered < len(messages) and messages[answered]["id"] == heads[answered].id:
             answered += 1
         if answered:
             works = [head.work for head in heads[:answered]]
+            if self.before_judge is not None:
+                self.before_judge(works)
             results = self._judge_all(works, messages[:answered])
+            self._remember_passes(works, lines, results)
             attribution.end_heads(heads[:answered], results)
             for result in results:
                 self._finish(result)
             self._alive()
             self._stderr_mark = self._stderr_total
         return answered
+
+    def _remembered_passes(self, heads: list[Flight], lines: list[bytes]) -> int:
+        """From the first, the lines that are, byte for byte, answers that passed for the
+        heads' vectors before (runner/answer_memo.py): ended as passes, unparsed. How
+        many."""
+        memo = self.memo
+        if memo is None or not memo.enabled:
+            return 0
+        answered = 0
+        for head, line in zip(heads, lines, strict=False):
+            if not memo.passes(head.work, line):
+                break
+            answered += 1
+        if answered:
+            ended = heads[:answered]
+            results = [Result(head.work.vector, head.work.algorithm, "pass") for head in ended]
+            self._attribution.end_heads(ended, results)
+            for result in results:
+                self._finish(result)
+            self._alive()
+            self._stderr_mark = self._stderr_total
+        return answered
+
+    def _remember_passes(
+        self, works: list[Work], lines: list[bytes], results: list[Result]
+    ) -> None:
+        memo = self.memo
+        if memo is None or not memo.enabled:
+            return
+        for work, line, result in zip(works, lines, results, strict=False):
+            if result.status == "pass":
+                memo.learn_pass(work, line)
 
     def _judge_all(self, works: list[Work], messages: list[dict[str, Any]]) -> list[Result]:
         """self.judge on each; for judge itself, the outputs first in one batch."""
@@ -424,6 +489,8 @@ class Session:
 
     def judged(self, flight: Flight, message: dict[str, Any]) -> Result:
         work = flight.work
+        if self.before_judge is not None:
+            self.before_judge([work])
         message = _judged_part(work, message)
         result = self.judge(work.vector, work.algorithm, work.output_schema, message)
         result.seconds = time.monotonic() - flight.head_since

@@ -1,0 +1,338 @@
+"""Answers judged before, remembered: a rerun of a port whose answers have not changed is
+judged by comparing bytes.
+
+A verdict is a function of the vector (its file's bytes, named by their SHA-256), the
+answer line's bytes and the judging code. So an answer line that is, byte for byte, one
+that passed for the same vector of the same file under the same judging code passes
+again without being parsed or judged; and the request line sent for a vector is the one
+made for it before (under the same request encoding). A run whose selected answers all
+pass so then reads none of its vector files whole: the slowest part of a fast port's
+run (docs/benchmarks.md, "A fast port"). Nothing else is taken on trust:
+
+- an answer line that differs in any byte (a changed port, another port) is parsed and
+  judged as ever, and its file read whole for it (selection.Filler);
+- the judging code is named by the version and by the size and modification time of each
+  module that parses or judges answers (JUDGING_MODULES): an upgrade, a reinstall or an
+  edit forgets every verdict;
+- a file whose requests came from here is still read whole and checked against the hash
+  it was chosen by, on a thread while the run goes on (AnswerMemo.check_served):
+  a file that changed makes the run fail with the usual one line, as a filled one does;
+- only the usual run: not with pins or claimed outputs (runner/claims.py), whose works are
+  judged in part or made fresh, nor for accumulated vectors.
+
+Kept in the cache folder (fairvec.vectorfiles.cache_folder), one file a vector file and
+request encoding, up to ANSWERS_KEPT answers a vector (two ports run in turn both hit);
+best effort like every cache here: an unreadable or malformed file is a miss, an
+unwritable folder no error, FAIRVEC_NO_CACHE=1 turns it off. Whoever can write the cache
+could as well edit the installed package (the trust of every cache: fairvec.vectorfiles).
+
+A memo file: one line of JSON (the key; the vectors' ids; how many bytes their request
+lines take; for the newest answers, then the ones before, which of the vectors have one),
+then the request lines in the ids' order, then the answers, each on its line, the newest
+first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import os
+import re
+import threading
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+from fairvec import __version__
+from fairvec.errors import FairvecError
+from fairvec.jsonio import fast_loads
+from fairvec.regular_files import read_regular, replace_with
+from fairvec.vectorfiles import read_as_hashed
+
+if TYPE_CHECKING:
+    from fairvec.runner.results import Work
+    from fairvec.vectorfiles import VectorFile
+
+MEMO_FORMAT = 1  # bump when a memo file comes to mean more
+ANSWERS_KEPT = 2  # passing answers remembered a vector, the newest first
+MEMO_FILES_KEPT = 512  # memo files in the cache folder, the newest kept
+MEMO_FILE_LIMIT = 256 * 1024 * 1024  # bytes: a memo file larger is not read
+# The modules whose code decides whether an answer line passes (this one too).
+JUDGING_MODULES = (
+    "fairvec.jsonio",
+    "fairvec.runner.protocol",
+    "fairvec.runner.compare",
+    "fairvec.runner.session",
+    "fairvec.runner.attribution",
+    "fairvec.runner.answer_memo",
+)
+_SHA = re.compile(r"[0-9a-f]{64}")
+
+
+def judging_code() -> str:
+    """A name for the judging code installed: fairvec's version, with the size and the
+    modification time of each of JUDGING_MODULES (imported by any run already; a stat
+    each), or "" when one is not a file (then nothing is remembered)."""
+    named: list[Any] = [MEMO_FORMAT, __version__]
+    for name in JUDGING_MODULES:
+        try:
+            status = os.stat(str(importlib.import_module(name).__file__))
+        except (OSError, ImportError):
+            return ""
+        named.append([name, status.st_size, status.st_mtime_ns])
+    return hashlib.sha256(json.dumps(named).encode()).hexdigest()
+
+
+class FileMemo:
+    """The request line and the passing answers remembered for each vector of one vector
+    file (by its SHA-256) under one request encoding. ``answers[0]`` holds each vector's
+    newest passing answer, ``answers[1]`` the one before, and so on (ANSWERS_KEPT)."""
+
+    def __init__(self, requests: dict[str, bytes], answers: list[dict[str, bytes]]) -> None:
+        self.requests = requests
+        self.answers = answers + [{} for _ in range(ANSWERS_KEPT - len(answers))]
+        self.changed = False
+
+    def passes(self, vector_id: str, line: bytes) -> bool:
+        if self.answers[0].get(vector_id) == line:  # the usual hit, without a generator
+            return True
+        return any(rank.get(vector_id) == line for rank in self.answers[1:])
+
+    def learn_request(self, vector_id: str, line: bytes) -> None:
+        """``line``: one line, its newline last (as every request is written)."""
+        if line.count(b"\n") != 1 or not line.endswith(b"\n") or b"\r" in line:
+            return  # not a line this file can hold
+        if self.requests.get(vector_id) != line:
+            self.requests[vector_id] = line
+            for rank in self.answers:  # (answers to another request: never)
+                rank.pop(vector_id, None)
+            self.changed = True
+
+    def learn_pass(self, vector_id: str, line: bytes) -> None:
+        """``line``: an answer line, without its newline."""
+        if vector_id not in self.requests or b"\n" in line:
+            return  # only with the request it answered
+        kept = [found for rank in self.answers if (found := rank.get(vector_id)) is not None]
+        if kept[:1] == [line]:
+            return
+        newest = [line, *(old for old in kept if old != line)][:ANSWERS_KEPT]
+        for rank, answer in zip(self.answers, newest + [None] * ANSWERS_KEPT, strict=False):
+            if answer is None:
+                rank.pop(vector_id, None)
+            else:
+                rank[vector_id] = answer
+        self.changed = True
+
+    def render(self, key: dict[str, str]) -> bytes:
+        ids = list(self.requests)
+        requests = b"".join(self.requests[vector_id] for vector_id in ids)
+        ranks = [[at for at, i in enumerate(ids) if i in rank] for rank in self.answers]
+        header = {**key, "ids": ids, "request_bytes": len(requests), "answered": ranks}
+        parts = [json.dumps(header, separators=(",", ":")).encode(), b"\n", requests]
+        for rank, indices in zip(self.answers, ranks, strict=True):
+            parts += [rank[ids[at]] + b"\n" for at in indices]
+        return b"".join(parts)
+
+
+def parse_memo(raw: bytes, key: dict[str, str]) -> FileMemo | None:
+    """The memo in ``raw``, or None when it is malformed or made under another key. Split
+    by C, not sliced a vector at a time: a suite's memo is 10,000 lines and more."""
+    end = raw.find(b"\n")
+    try:
+        header = fast_loads(raw[:end]) if end >= 0 else None
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or any(header.get(k) != v for k, v in key.items()):
+        return None
+    ids, size, answered = header.get("ids"), header.get("request_bytes"), header.get("answered")
+    if not (_strings(ids) and type(size) is int and _rankings(answered, len(ids))):
+        return None
+    requests, answers = raw[end + 1 : end + 1 + size], raw[end + 1 + size :]
+    if len(requests) != size or requests.count(b"\n") != len(ids) or b"\r" in requests:
+        return None
+    if not requests.endswith(b"\n") and ids:
+        return None
+    lines = answers.split(b"\n")
+    if lines.pop() != b"" or len(lines) != sum(map(len, answered)) or len(set(ids)) != len(ids):
+        return None
+    remembered = dict(zip(ids, requests.splitlines(keepends=True), strict=True))
+    ranks, at = [], 0
+    for indices in answered:
+        answers_of = lines[at : at + len(indices)]
+        ranks.append(dict(zip(map(ids.__getitem__, indices), answers_of, strict=True)))
+        at += len(indices)
+    return FileMemo(remembered, ranks)
+
+
+def _strings(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and set(map(type, value)) <= {str}
+
+
+def _rankings(value: object, count: int) -> TypeGuard[list[list[int]]]:
+    """At most ANSWERS_KEPT lists of increasing indices below ``count``."""
+    return (
+        isinstance(value, list)
+        and len(value) <= ANSWERS_KEPT
+        and all(_indices(item, count) for item in value)
+    )
+
+
+def _indices(value: object, count: int) -> bool:
+    if not isinstance(value, list) or not set(map(type, value)) <= {int}:
+        return False
+    increasing = value == sorted(set(value))
+    return increasing and (not value or (value[0] >= 0 and value[-1] < count))
+
+
+class AnswerMemo:
+    """The memos of the files a run sends from, loaded as each is first needed (from any
+    session's thread: -j) and saved after the run. ``folder``: the cache folder, None when
+    the cache is off (then nothing is remembered or looked up)."""
+
+    def __init__(self, folder: Path | None, files: list[VectorFile]) -> None:
+        self.folder = None if folder is None else folder / f"answers-{MEMO_FORMAT}"
+        self.judging = judging_code() if folder is not None else ""
+        self.enabled = self.folder is not None and bool(self.judging)
+        self.encoding = "escaped"  # set from the hello (Hello.lone_surrogates)
+        self._files = {vector_file.algorithm: vector_file for vector_file in files}
+        self._memos: dict[str, FileMemo] = {}
+        self._lock = threading.Lock()
+        self._served: set[str] = set()  # the algorithms a request line was served for
+        self._checker: _Checker | None = None
+
+    def memo_of(self, algorithm: str) -> FileMemo | None:
+        """The memo of ``algorithm``'s vector file (read on first use), or None when
+        nothing is remembered for runs like this one."""
+        memo = self._memos.get(algorithm)
+        if memo is not None or not self.enabled:
+            return memo
+        vector_file = self._files.get(algorithm)
+        if vector_file is None or not _SHA.fullmatch(vector_file.sha256):
+            return None
+        with self._lock:
+            memo = self._memos.get(algorithm)
+            if memo is None:
+                memo = self._read(vector_file.sha256) or FileMemo({}, [])
+                self._memos[algorithm] = memo
+        return memo
+
+    def request_of(self, work: Work) -> bytes | None:
+        """The request line remembered for ``work``'s vector, or None. The first line
+        served for a file that was not read whole starts its check (check_served)."""
+        memo = self._memos.get(work.algorithm) or self.memo_of(work.algorithm)
+        line = None if memo is None else memo.requests.get(work.vector["id"])
+        if line is not None and work.algorithm not in self._served:
+            self._serving(work.algorithm)
+        return line
+
+    def check_served(self) -> None:
+        """Wait until every file a request line was served for, unless the run read it
+        whole, has been read and checked against the hash it was chosen by: a changed one
+        raises the one-line FairvecError of fairvec.vectorfiles.read_as_hashed."""
+        if self._checker is not None:
+            self._checker.finish()
+
+    def _serving(self, algorithm: str) -> None:
+        with self._lock:
+            if algorithm in self._served:
+                return
+            self._served.add(algorithm)
+            if self._checker is None:
+                self._checker = _Checker()
+            self._checker.add(self._files[algorithm])
+
+    def passes(self, work: Work, line: bytes) -> bool:
+        """Whether ``line`` is an answer that passed for ``work``'s vector before."""
+        memo = self._memos.get(work.algorithm)
+        return memo is not None and memo.passes(work.vector["id"], line)
+
+    def learn_request(self, work: Work, line: bytes) -> None:
+        memo = self.memo_of(work.algorithm)
+        if memo is not None:
+            memo.learn_request(work.vector["id"], line)
+
+    def learn_pass(self, work: Work, line: bytes) -> None:
+        memo = self._memos.get(work.algorithm)
+        if memo is not None:
+            memo.learn_pass(work.vector["id"], line)
+
+    def save(self) -> None:
+        """Write the memos that learnt something; best effort (a read-only or full disk
+        only costs the next run the judging)."""
+        if self.folder is None:
+            return
+        for algorithm, memo in self._memos.items():
+            if memo.changed:
+                sha = self._files[algorithm].sha256
+                with contextlib.suppress(OSError):
+                    replace_with(self._path(sha), memo.render(self._key(sha)))
+                memo.changed = False
+        with contextlib.suppress(OSError):
+            _prune(self.folder, MEMO_FILES_KEPT)
+
+    def _key(self, sha: str) -> dict[str, str]:
+        return {"judging": self.judging, "file": sha, "encoding": self.encoding}
+
+    def _path(self, sha: str) -> Path:
+        assert self.folder is not None
+        return self.folder / f"{sha}.{self.encoding}"
+
+    def _read(self, sha: str) -> FileMemo | None:
+        try:
+            raw = read_regular(self._path(sha), "a cache file", MEMO_FILE_LIMIT)
+        except FairvecError:  # missing, not a regular file, too large: a miss
+            return None
+        return parse_memo(raw, self._key(sha))
+
+
+def _prune(folder: Path, kept: int) -> None:
+    """The oldest memo files beyond ``kept`` removed (a suite's upgrade leaves the old
+    files' memos behind)."""
+    entries = list(os.scandir(folder))
+    if len(entries) <= kept:
+        return
+    entries.sort(key=lambda entry: entry.stat().st_mtime_ns)
+    for entry in entries[: len(entries) - kept]:
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+
+
+class _Checker:
+    """Vector files read and checked against their hashes on a thread (reading and SHA-256
+    let go of the interpreter's lock), unless read whole meanwhile; the first failure kept."""
+
+    def __init__(self) -> None:
+        self._queue: deque[VectorFile | None] = deque()
+        self._wake = threading.Semaphore(0)
+        self._error: FairvecError | None = None
+        # a daemon: a run that stops early (Ctrl-C, a usage error) never waits for it
+        self._thread = threading.Thread(target=self._check_all, daemon=True)
+        self._thread.start()
+
+    def add(self, vector_file: VectorFile) -> None:
+        self._queue.append(vector_file)
+        self._wake.release()
+
+    def finish(self) -> None:
+        self._queue.append(None)  # the end
+        self._wake.release()
+        while self._thread.is_alive():  # waking now and then: Ctrl-C is still handled
+            self._thread.join(0.1)
+        if self._error is not None:
+            raise self._error
+
+    def _check_all(self) -> None:
+        while True:
+            self._wake.acquire()
+            vector_file = self._queue.popleft()
+            if vector_file is None:
+                return
+            unread = list(vector_file.unread)  # (filled meanwhile: then read and checked)
+            if not unread or unread[0][0] is not None:
+                continue  # read whole, or read and hashed by this run's load
+            try:
+                read_as_hashed(vector_file.path, vector_file.sha256)
+            except FairvecError as error:
+                self._error = self._error or error

@@ -1,0 +1,300 @@
+"""The answer memo (runner/answer_memo.py): a rerun whose answer lines are byte for byte
+ones that passed before is judged without reading its vector files, and must end exactly
+as a run that read and judged everything. Any other answer, a changed file, a changed
+judge or a broken memo file is never trusted beyond what a full run would say."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import MISBEHAVING, Completed, copied_families, fairvec, private_cache
+
+from fairvec.file_hashes import KnownHashes
+from fairvec.runner import answer_memo
+from fairvec.runner.answer_memo import ANSWERS_KEPT, AnswerMemo, FileMemo, parse_memo
+from fairvec.vectorfiles import load_vector_files
+
+DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
+KEY = {"judging": "j" * 64, "file": "f" * 64, "encoding": "escaped"}
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return private_cache(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def vectors(tmp_path: Path) -> Path:
+    return copied_families(tmp_path, ("battle", "nardy"))
+
+
+def _memo_files(cache: Path) -> list[Path]:
+    return sorted((cache / f"answers-{answer_memo.MEMO_FORMAT}").glob("*"))
+
+
+def _run(vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = ()) -> Completed:
+    return fairvec(
+        "run", "--vectors", vectors, "--tier", "none", "--json", report, *extra,
+        "--", "python3", str(MISBEHAVING), "--algorithms", DECLARED, *modes,
+    )  # fmt: skip
+
+
+def _comparable(report: Path) -> dict[str, Any]:
+    """A report without what differs from run to run (times, host)."""
+    value = json.loads(report.read_text())
+    results = [{k: v for k, v in r.items() if k != "seconds"} for r in value["results"]]
+    return {"summary": value["summary"], "digest": value["vectors_digest"], "results": results}
+
+
+# -- the memo file --------------------------------------------------------------------------
+
+
+def _memo() -> FileMemo:
+    memo = FileMemo({}, [])
+    memo.learn_request("a/1", b'{"id":"a/1"}\n')
+    memo.learn_request("a/2", b'{"id":"a/2"}\n')
+    memo.learn_request("a/3", b'{"id":"a/3"}\n')
+    memo.learn_pass("a/1", b'{"id":"a/1","output":1}')
+    memo.learn_pass("a/3", b'{"id":"a/3","output":3}')
+    return memo
+
+
+def test_a_memo_file_reads_back_as_written() -> None:
+    memo = _memo()
+    memo.learn_pass("a/1", b'{"id":"a/1", "output":1}')
+    read = parse_memo(memo.render(KEY), KEY)
+    assert read is not None
+    assert read.requests == memo.requests and read.answers == memo.answers
+    assert read.passes("a/1", b'{"id":"a/1", "output":1}')  # the newest
+    assert read.passes("a/1", b'{"id":"a/1","output":1}')  # and the one before
+    assert read.passes("a/3", b'{"id":"a/3","output":3}')
+    assert not read.passes("a/2", b'{"id":"a/2","output":2}')
+    assert not read.passes("a/1", b'{"id":"a/1","output":3}')
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda raw: raw[:-1],  # cut short
+        lambda raw: raw + b"x",  # a byte more
+        lambda raw: raw + b"\n",  # a line more
+        lambda raw: b"",
+        lambda raw: b"not json\n" + raw,
+        lambda raw: raw.replace(b'"request_bytes":39', b'"request_bytes":38'),
+        lambda raw: raw.replace(b'"request_bytes":39', b'"request_bytes":-1'),
+        lambda raw: raw.replace(b'{"id":"a/2"}\n', b'{"id":"a/2"}\r'),
+        lambda raw: raw.replace(b'"ids":["a/1","a/2","a/3"]', b'"ids":["a/1","a/1","a/3"]'),
+        lambda raw: raw.replace(b'"ids":["a/1","a/2","a/3"]', b'"ids":["a/1",2,"a/3"]'),
+        lambda raw: raw.replace(b'"ids":["a/1","a/2","a/3"]', b'"ids":["a/1","a/2"]'),
+        lambda raw: raw.replace(b'"answered":[[0,2]', b'"answered":[[2,0]'),
+        lambda raw: raw.replace(b'"answered":[[0,2]', b'"answered":[[0,3]'),
+        lambda raw: raw.replace(b'"answered":[[0,2]', b'"answered":[[-1,2]'),
+        lambda raw: raw.replace(b'"answered":[[0,2]', b'"answered":[[0,true]'),
+        lambda raw: raw.replace(b'"answered":[[0,2]', b'"answered":[[0]'),
+        lambda raw: raw.replace(b'"answered":[[0,2],[]]', b'"answered":[[0,2],[],[]]'),
+        lambda raw: raw.replace(b"j" * 64, b"k" * 64),  # another judging code
+        lambda raw: raw.replace(b"f" * 64, b"e" * 64),  # another file
+        lambda raw: raw.replace(b'"escaped"', b'"marked"'),  # another encoding
+    ],
+    ids=[
+        "short", "long", "line-more", "empty", "not-json", "request-bytes",
+        "request-bytes-negative", "carriage-return", "id-twice", "id-not-text", "ids-short",
+        "answered-unsorted", "answered-beyond", "answered-negative", "answered-not-int",
+        "answered-short", "ranks-too-many", "judging", "file", "encoding",
+    ],
+)  # fmt: skip
+def test_a_malformed_or_foreign_memo_file_is_a_miss(change: Any) -> None:
+    raw = _memo().render(KEY)
+    assert parse_memo(raw, KEY) is not None
+    changed = change(raw)
+    assert changed != raw
+    assert parse_memo(changed, KEY) is None
+
+
+def test_at_most_the_newest_answers_are_kept_and_a_new_request_forgets_them() -> None:
+    memo = _memo()
+    lines = [b'{"id":"a/1","output":%d}' % n for n in range(ANSWERS_KEPT + 2)]
+    for line in lines:
+        memo.learn_pass("a/1", line)
+    kept = lines[::-1][:ANSWERS_KEPT]
+    assert [rank["a/1"] for rank in memo.answers] == kept
+    assert all(memo.passes("a/1", line) for line in kept)
+    assert not memo.passes("a/1", lines[0])
+    memo.learn_pass("a/4", b"{}")  # no request remembered: nothing to answer
+    assert not memo.passes("a/4", b"{}")
+    memo.learn_request("a/1", b'{"id":"a/1","input":2}\n')
+    assert not any(memo.passes("a/1", line) for line in lines)
+    memo.learn_request("a/5", b"two\nlines\n")  # not a line: not remembered
+    assert "a/5" not in memo.requests
+
+
+def test_the_judging_code_is_named_by_its_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    name = answer_memo.judging_code()
+    assert len(name) == 64 and name == answer_memo.judging_code()
+    monkeypatch.setattr(answer_memo, "__version__", "0.0.0-other")
+    assert answer_memo.judging_code() not in ("", name)
+
+
+# -- runs -------------------------------------------------------------------------------------
+
+
+def test_a_remembered_run_reports_exactly_what_a_judged_one_does(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS): then they need not be read
+    reports = []
+    for run in ("cold", "learnt", "remembered"):
+        report = tmp_path / f"{run}.json"
+        done = _run(vectors, report)
+        assert done.status == 0, done.stdout + done.stderr
+        reports.append(_comparable(report))
+        if run == "cold":
+            assert len(_memo_files(own_cache)) == 2  # one a file sent from
+    assert reports[0] == reports[1] == reports[2]
+
+
+def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
+    """In process: a session over battle.move twice; the second reads nothing whole."""
+    from fairvec.runner.options import SelectionOptions
+    from fairvec.runner.selection import Filler, select
+    from fairvec.runner.session import Session
+
+    time.sleep(1.2)  # settled: the second load knows the file by its remembered hash
+    read: list[bool] = []
+    for _ in range(2):
+        load_vector_files(vectors, skeletal=True)  # indexed (and hashes remembered)
+        options = SelectionOptions(vectors=vectors, algorithms=("battle.move",))
+        selection = select(options, skeletal=True)
+        memo = AnswerMemo(answer_memo_folder(), selection.files)
+        filler = Filler(selection)
+        command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
+        session = Session(
+            command, timeout=30, window=64, memo=memo,
+            before_send=filler.before_send, before_judge=filler.before_judge,
+        )  # fmt: skip
+        try:
+            results = session.run(selection.works)
+        finally:
+            session.close()
+        memo.check_served()
+        memo.save()
+        assert {r.status for r in results} == {"pass"}
+        read.append(not selection.files[0].unread)
+    assert read == [True, False]
+
+
+def answer_memo_folder() -> Path | None:
+    from fairvec.vectorfiles import cache_folder
+
+    return cache_folder()
+
+
+def test_a_changed_answer_is_judged_and_reported_whole(vectors: Path, tmp_path: Path) -> None:
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    report = tmp_path / "report.json"
+    done = _run(vectors, report, "wrong-output:battle.move/fire")
+    assert done.status == 1, done.stdout + done.stderr
+    results = {r["id"]: r for r in json.loads(report.read_text())["results"]}
+    fire = results["battle.move/fire"]
+    assert fire["status"] == "fail" and "expected" in fire and "got" in fire
+    assert "FAIL battle.move/fire" in done.stdout and "input:" in done.stdout
+    assert [r for r in results.values() if r["status"] not in ("pass", "skip")] == [fire]
+
+
+def test_a_duplicate_of_a_remembered_answer_is_charged(vectors: Path, tmp_path: Path) -> None:
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    report = tmp_path / "report.json"
+    done = _run(vectors, report, "duplicate:battle.move/fire")
+    assert done.status == 1, done.stdout + done.stderr
+    fire = next(r for r in json.loads(report.read_text())["results"] if r["id"].endswith("/fire"))
+    assert fire["status"] == "error" and "more than once" in fire["message"]
+    assert "expected" in fire  # its file read whole for the report
+
+
+def test_an_unexpected_pass_settled_by_the_memo_is_shown_whole(
+    vectors: Path, tmp_path: Path
+) -> None:
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    known = tmp_path / "known.txt"
+    known.write_text("battle.move/fire  # said to fail\n")
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    done = _run(vectors, report, extra=("--known-failures", str(known), "--junit", str(junit)))
+    assert done.status == 1, done.stdout + done.stderr
+    assert "UNEXPECTED PASS battle.move/fire" in done.stdout
+    text = junit.read_text()
+    assert "input: " in text and 'got: {"output": {"ticket"' in text
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage\n", b'{"format":1}\n'])
+def test_a_broken_memo_file_is_a_miss_and_written_anew(
+    vectors: Path, tmp_path: Path, own_cache: Path, content: bytes
+) -> None:
+    first = tmp_path / "first.json"
+    assert _run(vectors, first).status == 0
+    for path in _memo_files(own_cache):
+        path.write_bytes(content)
+    second = tmp_path / "second.json"
+    assert _run(vectors, second).status == 0
+    assert _comparable(first) == _comparable(second)
+    assert all(path.stat().st_size > len(content) for path in _memo_files(own_cache))
+
+
+def test_a_memo_folder_that_cannot_be_written_is_no_error(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    own_cache.mkdir(parents=True)
+    (own_cache / f"answers-{answer_memo.MEMO_FORMAT}").write_text("a file, not a folder")
+    done = _run(vectors, tmp_path / "report.json")
+    assert done.status == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_without_the_cache_nothing_is_remembered(
+    vectors: Path, tmp_path: Path, own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    assert _run(vectors, tmp_path / "report.json").status == 0
+    assert not _memo_files(own_cache)
+
+
+def test_pins_and_claims_are_judged_in_full(vectors: Path, tmp_path: Path) -> None:
+    """A claimed run (runner/claims.py) neither uses nor learns the memo."""
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    before = {path: path.read_bytes() for path in _memo_files(tmp_path / "cache")}
+    report = tmp_path / "report.json"
+    done = _run(vectors, report, extra=("--fix", "battle.move:round_num=1"))
+    assert done.status == 0, done.stdout + done.stderr
+    assert json.loads(report.read_text())["attestation"]["claims"]["pinned"]
+    assert {path: path.read_bytes() for path in _memo_files(tmp_path / "cache")} == before
+
+
+def test_a_file_sent_from_the_memo_that_changed_stops_the_run_in_one_line(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    """Its hash remembered wrongly (stale): the memo serves the old file's requests, and
+    the check of the file's bytes stops the run before any report is written."""
+    target = vectors / "battle" / "move.json"
+    old_sha = hashlib.sha256(target.read_bytes()).hexdigest()
+    time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS)
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace('"comment": "', '"comment": "changed: ', 1), encoding="utf-8")
+    time.sleep(1.2)
+    assert _run(vectors, tmp_path / "new.json").status == 0  # the new bytes hashed, indexed
+    hashes = KnownHashes.open(own_cache)
+    entry = hashes.entries[str(target.resolve())]
+    assert entry[1] != old_sha
+    hashes.entries[str(target.resolve())] = (entry[0], old_sha)  # stale: the old hash
+    hashes.changed = True
+    hashes.save()
+    report = tmp_path / "report.json"
+    done = _run(vectors, report)
+    lines = done.stderr.strip().splitlines()
+    assert done.status == 2 and len(lines) == 1, done.stdout + done.stderr
+    assert "move.json: changed during this run" in lines[0] and lines[0].endswith("run again")
+    assert not report.exists()
+    assert _run(vectors, report).status == 0  # the entry was forgotten
