@@ -5,7 +5,8 @@ A verdict is a function of the vector (its file's bytes, named by their SHA-256)
 answer line's bytes and the judging code. So an answer line that is, byte for byte, one
 that passed for the same vector of the same file under the same judging code passes
 again without being parsed or judged; and the request line sent for a vector is the one
-made for it before (under the same request encoding). A run whose selected answers all
+made for it before under the same request encoding (the hello's ``lone_surrogates``, per
+adapter start: a restarted adapter may greet otherwise). A run whose selected answers all
 pass so then reads none of its vector files whole: the slowest part of a fast port's
 run (docs/benchmarks.md, "A fast port"). Nothing else is taken on trust:
 
@@ -17,14 +18,22 @@ run (docs/benchmarks.md, "A fast port"). Nothing else is taken on trust:
 - a file whose requests came from here is still read whole and checked against the hash
   it was chosen by, on a thread while the run goes on (AnswerMemo.check_served):
   a file that changed makes the run fail with the usual one line, as a filled one does;
+- a vector that did not pass has the request line remembered for it checked against its
+  vector (AnswerMemo.check_requests): a memo file altered in the cache (by a bit flip or
+  by hand) stops one run in one line and is deleted, instead of failing a port run
+  after run;
+- a vector --known-failures lists is judged in full (its report shows what was sent);
 - only the usual run: not with pins or claimed outputs (runner/claims.py), whose works are
-  judged in part or made fresh, nor for accumulated vectors.
+  judged in part or made fresh, nor for accumulated vectors, nor for a signed release
+  (--suite), whose verdict rests on the release alone.
 
-Kept in the cache folder (fairvec.vectorfiles.cache_folder), one file a vector file and
-request encoding, up to ANSWERS_KEPT answers a vector (two ports run in turn both hit);
-best effort like every cache here: an unreadable or malformed file is a miss, an
-unwritable folder no error, FAIRVEC_NO_CACHE=1 turns it off. Whoever can write the cache
-could as well edit the installed package (the trust of every cache: fairvec.vectorfiles).
+What is trusted: that a remembered answer passed. A memo file written by hand could make
+a wrong answer pass, as an edit of the installed package could; so the cache folder must
+be no more writable than the package (a CI cache shared with less trusted jobs should not
+hold it: FAIRVEC_NO_CACHE=1, or --suite). Kept in the cache folder
+(fairvec.vectorfiles.cache_folder), one file a vector file and request encoding, up to
+ANSWERS_KEPT answers a vector (two ports run in turn both hit); best effort like every
+cache here: an unreadable or malformed file is a miss, an unwritable folder no error.
 
 A memo file: one line of JSON (the key; the vectors' ids; how many bytes their request
 lines take; for the newest answers, then the ones before, which of the vectors have one),
@@ -42,17 +51,20 @@ import os
 import re
 import threading
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
 from fairvec.jsonio import fast_loads
 from fairvec.regular_files import read_regular, replace_with
+from fairvec.runner.protocol import SURROGATE_ENCODINGS, marked_request_bytes, request_bytes
 from fairvec.vectorfiles import read_as_hashed
 
 if TYPE_CHECKING:
-    from fairvec.runner.results import Work
+    from fairvec.data_model import Vector
+    from fairvec.runner.results import Result, Work
     from fairvec.vectorfiles import VectorFile
 
 MEMO_FORMAT = 1  # bump when a memo file comes to mean more
@@ -142,7 +154,7 @@ def parse_memo(raw: bytes, key: dict[str, str]) -> FileMemo | None:
     end = raw.find(b"\n")
     try:
         header = fast_loads(raw[:end]) if end >= 0 else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: json, on a header nested deep
         return None
     if not isinstance(header, dict) or any(header.get(k) != v for k, v in key.items()):
         return None
@@ -187,45 +199,64 @@ def _indices(value: object, count: int) -> bool:
 
 
 class AnswerMemo:
-    """The memos of the files a run sends from, loaded as each is first needed (from any
-    session's thread: -j) and saved after the run. ``folder``: the cache folder, None when
-    the cache is off (then nothing is remembered or looked up)."""
+    """The memos of the files a run sends from, by algorithm and request encoding (the
+    hello's ``lone_surrogates``: a restarted adapter may greet otherwise), loaded as each is
+    first needed (from any session's thread: -j) and saved after the run. ``folder``: the
+    cache folder, None when the cache is off (then nothing is remembered or looked up).
+    ``exempt``: vector ids always judged in full (those --known-failures lists: the report
+    shows what the port sent for an unexpected pass)."""
 
     def __init__(self, folder: Path | None, files: list[VectorFile]) -> None:
         self.folder = None if folder is None else folder / f"answers-{MEMO_FORMAT}"
         self.judging = judging_code() if folder is not None else ""
         self.enabled = self.folder is not None and bool(self.judging)
-        self.encoding = "escaped"  # set from the hello (Hello.lone_surrogates)
+        self.exempt: set[str] = set()
         self._files = {vector_file.algorithm: vector_file for vector_file in files}
-        self._memos: dict[str, FileMemo] = {}
+        self._memos: dict[tuple[str, str], FileMemo] = {}
         self._lock = threading.Lock()
         self._served: set[str] = set()  # the algorithms a request line was served for
         self._checker: _Checker | None = None
 
-    def memo_of(self, algorithm: str) -> FileMemo | None:
-        """The memo of ``algorithm``'s vector file (read on first use), or None when
-        nothing is remembered for runs like this one."""
-        memo = self._memos.get(algorithm)
+    def memo_of(self, algorithm: str, encoding: str) -> FileMemo | None:
+        """The memo of ``algorithm``'s vector file under ``encoding`` (read on first use),
+        or None when nothing is remembered for runs like this one."""
+        memo = self._memos.get((algorithm, encoding))
         if memo is not None or not self.enabled:
             return memo
         vector_file = self._files.get(algorithm)
         if vector_file is None or not _SHA.fullmatch(vector_file.sha256):
             return None
         with self._lock:
-            memo = self._memos.get(algorithm)
+            memo = self._memos.get((algorithm, encoding))
             if memo is None:
-                memo = self._read(vector_file.sha256) or FileMemo({}, [])
-                self._memos[algorithm] = memo
+                memo = self._read(vector_file.sha256, encoding) or FileMemo({}, [])
+                self._memos[algorithm, encoding] = memo
         return memo
 
-    def request_of(self, work: Work) -> bytes | None:
+    def request_of(self, work: Work, encoding: str) -> bytes | None:
         """The request line remembered for ``work``'s vector, or None. The first line
         served for a file that was not read whole starts its check (check_served)."""
-        memo = self._memos.get(work.algorithm) or self.memo_of(work.algorithm)
+        memo = self._memos.get((work.algorithm, encoding)) or self.memo_of(work.algorithm, encoding)
         line = None if memo is None else memo.requests.get(work.vector["id"])
         if line is not None and work.algorithm not in self._served:
             self._serving(work.algorithm)
         return line
+
+    def passes(self, work: Work, encoding: str, line: bytes) -> bool:
+        """Whether ``line`` is an answer that passed for ``work``'s vector before."""
+        memo = self._memos.get((work.algorithm, encoding))
+        vector_id = work.vector["id"]
+        return memo is not None and memo.passes(vector_id, line) and vector_id not in self.exempt
+
+    def learn_request(self, work: Work, encoding: str, line: bytes) -> None:
+        memo = self.memo_of(work.algorithm, encoding)
+        if memo is not None:
+            memo.learn_request(work.vector["id"], line)
+
+    def learn_pass(self, work: Work, encoding: str, line: bytes) -> None:
+        memo = self._memos.get((work.algorithm, encoding))
+        if memo is not None:
+            memo.learn_pass(work.vector["id"], line)
 
     def check_served(self) -> None:
         """Wait until every file a request line was served for, unless the run read it
@@ -233,6 +264,41 @@ class AnswerMemo:
         raises the one-line FairvecError of fairvec.vectorfiles.read_as_hashed."""
         if self._checker is not None:
             self._checker.finish()
+
+    def check_requests(self, results: list[Result]) -> None:
+        """For each vector that did not pass (read whole by now), that the request line
+        remembered for it is the one its vector makes: a memo file altered in the cache
+        must not fail a port run after run. One that is not is deleted, and the run stops
+        in one line (run again)."""
+        for result in results:
+            if result.status in ("pass", "skip", "not-run"):
+                continue
+            for (algorithm, encoding), memo in list(self._memos.items()):
+                line = memo.requests.get(result.id)
+                if algorithm != result.algorithm or line is None:
+                    continue
+                vector = cast("Vector", result.vector)
+                if line != _encoder(encoding)(vector, algorithm):
+                    self._forget(algorithm, encoding)
+                    raise FairvecError(
+                        f"{self._path(self._files[algorithm].sha256, encoding)}: the request "
+                        f"remembered for {result.id} is not the one its vector makes (the "
+                        "cache file was altered); it is deleted: run again"
+                    )
+
+    def save(self) -> None:
+        """Write the memos that learnt something; best effort (a read-only or full disk
+        only costs the next run the judging)."""
+        if self.folder is None:
+            return
+        for (algorithm, encoding), memo in self._memos.items():
+            if memo.changed:
+                sha = self._files[algorithm].sha256
+                with contextlib.suppress(OSError):
+                    replace_with(self._path(sha, encoding), memo.render(self._key(sha, encoding)))
+                memo.changed = False
+        with contextlib.suppress(OSError):
+            _prune(self.folder, MEMO_FILES_KEPT)
 
     def _serving(self, algorithm: str) -> None:
         with self._lock:
@@ -243,48 +309,31 @@ class AnswerMemo:
                 self._checker = _Checker()
             self._checker.add(self._files[algorithm])
 
-    def passes(self, work: Work, line: bytes) -> bool:
-        """Whether ``line`` is an answer that passed for ``work``'s vector before."""
-        memo = self._memos.get(work.algorithm)
-        return memo is not None and memo.passes(work.vector["id"], line)
-
-    def learn_request(self, work: Work, line: bytes) -> None:
-        memo = self.memo_of(work.algorithm)
-        if memo is not None:
-            memo.learn_request(work.vector["id"], line)
-
-    def learn_pass(self, work: Work, line: bytes) -> None:
-        memo = self._memos.get(work.algorithm)
-        if memo is not None:
-            memo.learn_pass(work.vector["id"], line)
-
-    def save(self) -> None:
-        """Write the memos that learnt something; best effort (a read-only or full disk
-        only costs the next run the judging)."""
-        if self.folder is None:
-            return
-        for algorithm, memo in self._memos.items():
-            if memo.changed:
-                sha = self._files[algorithm].sha256
-                with contextlib.suppress(OSError):
-                    replace_with(self._path(sha), memo.render(self._key(sha)))
-                memo.changed = False
+    def _forget(self, algorithm: str, encoding: str) -> None:
+        del self._memos[algorithm, encoding]
         with contextlib.suppress(OSError):
-            _prune(self.folder, MEMO_FILES_KEPT)
+            self._path(self._files[algorithm].sha256, encoding).unlink()
 
-    def _key(self, sha: str) -> dict[str, str]:
-        return {"judging": self.judging, "file": sha, "encoding": self.encoding}
+    def _key(self, sha: str, encoding: str) -> dict[str, str]:
+        return {"judging": self.judging, "file": sha, "encoding": encoding}
 
-    def _path(self, sha: str) -> Path:
+    def _path(self, sha: str, encoding: str) -> Path:
         assert self.folder is not None
-        return self.folder / f"{sha}.{self.encoding}"
+        return self.folder / f"{sha}.{encoding}"
 
-    def _read(self, sha: str) -> FileMemo | None:
+    def _read(self, sha: str, encoding: str) -> FileMemo | None:
+        if encoding not in SURROGATE_ENCODINGS:
+            return None
         try:
-            raw = read_regular(self._path(sha), "a cache file", MEMO_FILE_LIMIT)
+            raw = read_regular(self._path(sha, encoding), "a cache file", MEMO_FILE_LIMIT)
         except FairvecError:  # missing, not a regular file, too large: a miss
             return None
-        return parse_memo(raw, self._key(sha))
+        return parse_memo(raw, self._key(sha, encoding))
+
+
+def _encoder(encoding: str) -> Callable[[Vector, str], bytes]:
+    """How a request line is made under the hello's ``lone_surrogates`` (Session)."""
+    return marked_request_bytes if encoding == "marked" else request_bytes
 
 
 def _prune(folder: Path, kept: int) -> None:

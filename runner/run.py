@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from fairvec.errors import FairvecError, stopping_signals_raise
 from fairvec.runner import accumulated_run
@@ -30,7 +30,11 @@ from fairvec.runner.claims import (
     resolve,
 )
 from fairvec.runner.digests import UnselectedFiles, digests
-from fairvec.runner.known_failures import apply_known_failures, read_known_failures
+from fairvec.runner.known_failures import (
+    KnownFailureIndex,
+    apply_known_failures,
+    read_known_failures,
+)
 from fairvec.runner.options import (
     AdapterLimits,
     ReleaseOptions,
@@ -74,7 +78,6 @@ from fairvec.runner.session import (
 from fairvec.vectorfiles import VectorFile, cache_folder
 
 if TYPE_CHECKING:  # the release's tools are imported only for --suite
-    from fairvec.data_model import Vector
     from fairvec.release.verify import VerifiedSuite
 
 
@@ -137,7 +140,6 @@ class _Ran:
     duration: float  # seconds
     claimed: _Claimed
     unselected: UnselectedFiles | None  # for the suite's digest (None: from a release)
-    filler: Filler  # to read whole what the reports show
 
 
 @dataclass(frozen=True)
@@ -199,24 +201,20 @@ def _claimed(
 def _run_and_report(
     options: RunOptions, release: VerifiedSuite | None, known: list[KnownFailure]
 ) -> int:
-    ran = _run_vectors(options)
+    ran = _run_vectors(options, known)
     apply_known_failures(ran.results, known)
-    _whole_for_reports(ran.filler, ran.results)
     return _report(options, release, known, ran)
 
 
-def _whole_for_reports(filler: Filler, results: list[Result]) -> None:
-    """The vectors the reports show in full (those that did not pass, a stopped run's
-    unsent ones, unexpected passes) read whole; an unexpected pass settled by the answer
-    memo shows the expected value as what it got (it passed: the same JSON)."""
-    shown = [r for r in results if r.unexpected_pass or r.status not in ("pass", "skip")]
-    filler.fill({result.algorithm for result in shown})
-    for result in shown:
-        if result.status == "pass" and result.got is None:  # {"output": ...} or {"error": ...}
-            result.got = dict(cast("Vector", result.vector)["expected"])
+def _listed(known: list[KnownFailure], works: list[Work]) -> set[str]:
+    """The ids of ``works`` that --known-failures lists."""
+    if not known:
+        return set()
+    index = KnownFailureIndex(known)
+    return {work.vector["id"] for work in works if index.find(work.vector["id"]) is not None}
 
 
-def _run_vectors(options: RunOptions) -> _Ran:
+def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
     command = list(options.command)
     # The adapter starts first, and gets ready on another core while the vectors load.
     with _spawned_early(command, options.limits) as early:
@@ -241,11 +239,15 @@ def _run_vectors(options: RunOptions) -> _Ran:
             filler = Filler(selection)
             session = _start_session(command, options, advance, len(works), early, filler, memo)
             try:
-                memo.encoding = session.hello.lone_surrogates
                 claimed = _claimed(options, selection, chosen, session.hello, filler)
-                memo.enabled = memo.enabled and not claimed.claims  # (see answer_memo)
+                # (see answer_memo: nor for a signed release, which trusts nothing local)
+                memo.enabled &= not claimed.claims and options.release.archive is None
+                memo.exempt = _listed(known, works)
                 results = session.run(claimed.works)
                 memo.check_served()
+                # the vectors that did not pass, whole in the reports (a stopped run's too)
+                filler.fill({r.algorithm for r in results if r.status not in ("pass", "skip")})
+                memo.check_requests(results)
                 port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
                 streamed, restarts = accumulated_run.run_for_run(
                     command, claimed.chosen, advance, port=port,
@@ -262,9 +264,8 @@ def _run_vectors(options: RunOptions) -> _Ran:
                 session.close()
         duration = time.monotonic() - clock
     return _Ran(
-        selection, chosen, session, results, restarts, started_at, duration, claimed,
-        unselected, filler,
-    )  # fmt: skip
+        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected
+    )
 
 
 def _report(

@@ -339,20 +339,21 @@ class Session:
     def _request_lines(self, works: list[Work]) -> list[bytes]:
         """Each work's request line: as sent before (the memo), else made from its vector,
         once before_send has seen the works whose lines are made."""
-        encode = marked_request_bytes if self.hello.lone_surrogates == "marked" else request_bytes
+        encoding = self.hello.lone_surrogates  # (a restarted adapter may greet otherwise)
+        encode = marked_request_bytes if encoding == "marked" else request_bytes
         memo = self.memo
         if memo is None or not memo.enabled:
             if self.before_send is not None:
                 self.before_send(works)
             return [encode(work.vector, work.algorithm) for work in works]
-        remembered = [memo.request_of(work) for work in works]
+        remembered = [memo.request_of(work, encoding) for work in works]
         unmade = [at for at, line in enumerate(remembered) if line is None]
         if unmade and self.before_send is not None:
             self.before_send([works[at] for at in unmade])
         lines = cast(list[bytes], remembered)
         for at in unmade:
             lines[at] = encode(works[at].vector, works[at].algorithm)
-            memo.learn_request(works[at], lines[at])
+            memo.learn_request(works[at], encoding, lines[at])
         return lines
 
     def _step(self) -> None:
@@ -429,9 +430,10 @@ class Session:
         memo = self.memo
         if memo is None or not memo.enabled:
             return 0
+        encoding = self.hello.lone_surrogates
         answered = 0
         for head, line in zip(heads, lines, strict=False):
-            if not memo.passes(head.work, line):
+            if not memo.passes(head.work, encoding, line):
                 break
             answered += 1
         if answered:
@@ -450,9 +452,10 @@ class Session:
         memo = self.memo
         if memo is None or not memo.enabled:
             return
+        encoding = self.hello.lone_surrogates
         for work, line, result in zip(works, lines, results, strict=False):
             if result.status == "pass":
-                memo.learn_pass(work, line)
+                memo.learn_pass(work, encoding, line)
 
     def _judge_all(self, works: list[Work], messages: list[dict[str, Any]]) -> list[Result]:
         """self.judge on each; for judge itself, the outputs first in one batch."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,14 @@ def test_at_most_the_newest_answers_are_kept_and_a_new_request_forgets_them() ->
     assert not any(memo.passes("a/1", line) for line in lines)
     memo.learn_request("a/5", b"two\nlines\n")  # not a line: not remembered
     assert "a/5" not in memo.requests
+
+
+@pytest.mark.parametrize(
+    "header", [b"[" * 100_000, b'{"judging":' + b"[" * 5000 + b"]" * 5000 + b"}"]
+)
+def test_a_header_nested_deep_is_a_miss(header: bytes) -> None:
+    """orjson gives up at depth 1024; json, which reads the line then, recurses."""
+    assert parse_memo(header + b"\n", KEY) is None
 
 
 def test_the_judging_code_is_named_by_its_modules(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -298,3 +308,172 @@ def test_a_file_sent_from_the_memo_that_changed_stops_the_run_in_one_line(
     assert "move.json: changed during this run" in lines[0] and lines[0].endswith("run again")
     assert not report.exists()
     assert _run(vectors, report).status == 0  # the entry was forgotten
+
+
+def test_a_memo_file_nested_deep_is_a_miss_in_a_run(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    first = tmp_path / "first.json"
+    assert _run(vectors, first).status == 0
+    for path in _memo_files(own_cache):
+        path.write_bytes(b"[" * 100_000 + b"\n")
+    second = tmp_path / "second.json"
+    done = _run(vectors, second)
+    assert done.status == 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert _comparable(first) == _comparable(second)
+
+
+def test_an_altered_request_line_stops_the_run_once_and_is_forgotten(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    """Two vectors' remembered requests swapped (a bit flip would do as well): the
+    adapter answers another vector's input, the run stops in one line naming the memo
+    file instead of failing the port, and the next run is whole again."""
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    (target,) = [p for p in _memo_files(own_cache) if _holds(p, b'"battle.move/fire"')]
+    raw = target.read_bytes()
+    fire = raw[raw.index(b'{"id":"battle.move/fire"') :].split(b"\n", 1)[0]
+    grass = raw[raw.index(b'{"id":"battle.move/grass"') :].split(b"\n", 1)[0]
+    assert len(fire) != len(grass) or fire != grass
+    swapped = fire.replace(b"battle.move/fire", b"battle.move/grass")
+    target.write_bytes(raw.replace(grass, swapped, 1) if len(swapped) == len(grass) else raw)
+    if target.read_bytes() == raw:  # the lines differ in length: alter one input instead
+        target.write_bytes(raw.replace(b'"round_num":1', b'"round_num":7', 1))
+    assert target.read_bytes() != raw
+    report = tmp_path / "report.json"
+    done = _run(vectors, report)
+    lines = done.stderr.strip().splitlines()
+    assert done.status == 2 and len(lines) == 1, done.stdout + done.stderr
+    assert target.name in lines[0] and lines[0].endswith("it is deleted: run again")
+    assert not target.exists() and not report.exists()
+    assert _run(vectors, report).status == 0
+
+
+def _holds(path: Path, text: bytes) -> bool:
+    return text in path.read_bytes()
+
+
+# -- an adapter whose hello changes when it is restarted ---------------------------------------
+
+PORT = textwrap.dedent(
+    """
+    import json, os, sys
+    from pathlib import Path
+    MARK = "\\uffff"
+    def unmark(v):
+        if isinstance(v, str):
+            if not v.startswith(MARK):
+                return v
+            return bytes.fromhex(v[1:]).decode("utf-16-be", "surrogatepass")
+        if isinstance(v, list):
+            return [unmark(x) for x in v]
+        if isinstance(v, dict):
+            return {unmark(k): unmark(x) for k, x in v.items()}
+        return v
+    state = Path(os.environ["PORT_STATE"]); state.mkdir(parents=True, exist_ok=True)
+    starts = state / "starts"
+    n = int(starts.read_text() or 0) if starts.exists() else 0
+    starts.write_text(str(n + 1))
+    marked = os.environ.get("PORT_MARKED") == "after-restart" and n > 0
+    from fairvec.reference import InvalidInput, compute, registry
+    hello = {"type": "hello", "protocol": 1, "name": "port", "version": "1",
+             "algorithms": {k: list(a.variants) for k, a in registry().items()}}
+    if marked:
+        hello["lone_surrogates"] = "marked"
+    print(json.dumps(hello), flush=True)
+    crash = os.environ.get("PORT_CRASH_ONCE")
+    log = os.environ.get("PORT_LOG")
+    for line in sys.stdin.buffer:
+        if log:
+            with open(log, "ab") as f:
+                f.write(line)
+        req = json.loads(line)
+        if crash and req["id"] == crash and not (state / "crashed").exists():
+            (state / "crashed").write_text("x")
+            os._exit(3)
+        inp = unmark(req["input"]) if marked else req["input"]
+        try:
+            out = {"id": req["id"], "output": compute(req["algorithm"], inp, req["variant"])}
+        except InvalidInput as e:
+            out = {"id": req["id"], "error": {"code": e.code}}
+        print(json.dumps(out), flush=True)
+    """
+)
+
+
+def _port_run(
+    vectors: Path, tmp_path: Path, state: str, *extra: str, **variables: str
+) -> tuple[Completed, Path]:
+    """fairvec run over battle.move against PORT (written beside no fairvec checkout)."""
+    folder = tmp_path / "port"
+    folder.mkdir(exist_ok=True)
+    port = folder / "port.py"
+    port.write_text(PORT)
+    report = tmp_path / f"{state}.json"
+    environment = {"PORT_STATE": str(tmp_path / state), **variables}
+    done = fairvec(
+        "run", "--vectors", vectors, "--tier", "none", "--algorithm", "battle.move", "-j",
+        "1", "--json", report, *extra, "--", "env", *(f"{k}={v}" for k, v in environment.items()),
+        sys.executable, port,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, report
+
+
+def test_a_restart_that_greets_with_another_encoding_is_served_in_it(
+    vectors: Path, tmp_path: Path
+) -> None:
+    """The first hello escapes lone surrogates; after a crash, the restarted adapter asks
+    for them marked: what is resent goes out marked, and what is learnt then is kept
+    under that encoding, not the first's (a later escaped port still passes)."""
+    log = tmp_path / "requests.log"
+    crash = {"PORT_MARKED": "after-restart", "PORT_CRASH_ONCE": "battle.move/fire"}
+    _port_run(vectors, tmp_path, "learn", "--window", "1", **crash)
+    _port_run(vectors, tmp_path, "crash", **crash, PORT_LOG=str(log))
+    sent = log.read_bytes()
+    assert b"\\ud800" not in sent and sent.count(b"\\uffff") == 3
+    done, report = _port_run(vectors, tmp_path, "plain")
+    failed = [r["id"] for r in json.loads(report.read_text())["results"] if r["status"] != "pass"]
+    assert done.status == 0 and failed == [], failed
+
+
+REORDERING = textwrap.dedent(
+    """
+    import json, sys
+    from fairvec.reference import InvalidInput, compute, registry
+    print(json.dumps({"type": "hello", "protocol": 1, "name": "p", "version": "1",
+          "algorithms": {k: list(a.variants) for k, a in registry().items()}}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            out = compute(req["algorithm"], req["input"], req["variant"])
+            if isinstance(out, dict):
+                out = dict(reversed(list(out.items())))  # same JSON, other key order
+            answer = {"id": req["id"], "output": out}
+        except InvalidInput as e:
+            answer = {"id": req["id"], "error": {"code": e.code}}
+        print(json.dumps(answer), flush=True)
+    """
+)
+
+
+def test_an_unexpected_pass_shows_what_the_port_sent_with_or_without_the_memo(
+    vectors: Path, tmp_path: Path, own_cache: Path
+) -> None:
+    """A vector --known-failures lists is judged in full: its got is the port's answer."""
+    folder = tmp_path / "port"
+    folder.mkdir()
+    port = folder / "reordering.py"
+    port.write_text(REORDERING)
+    known = tmp_path / "known.txt"
+    known.write_text("battle.move/fire  # said to fail\n")
+    base = (
+        "run", "--vectors", vectors, "--tier", "none", "--algorithm", "battle.move",
+        "-j", "1", "--known-failures", known,
+    )  # fmt: skip
+    junits = []
+    for run in ("learn", "remembered"):
+        junit = tmp_path / f"{run}.xml"
+        assert fairvec(*base, "--junit", junit, "--", sys.executable, port).status == 1
+        junits.append([line for line in junit.read_text().splitlines() if "got: " in line])
+    assert junits[0] == junits[1] and '"move": "fire", "ticket"' in junits[1][0]

@@ -15,10 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FIRE, GRASS, REPO, WATER, check_reports, fairvec, misbehaving
+from support import (
+    FIRE,
+    GRASS,
+    REPO,
+    WATER,
+    check_reports,
+    fairvec,
+    misbehaving,
+    private_cache,
+)
 from support import SMALL_RELEASE as SMALL
 
 from fairvec.cli import main
+from fairvec.runner.answer_memo import MEMO_FORMAT
 from fairvec.runner.results import SKIP_REASONS  # the claims add two: tests/test_claims.py
 from fairvec.vectorfiles import default_vectors_root, vectors_digest
 
@@ -77,6 +87,21 @@ def properties(junit: Path) -> dict[str, dict[str, list[str]]]:
             listed.setdefault(str(item.get("name")), []).append(str(item.get("value")))
         found[str(suite.get("name"))] = listed
     return found
+
+
+def test_a_release_run_neither_uses_nor_learns_the_answer_memo(
+    tmp_path: Path, release: tuple[Path, Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signed release's verdict rests on the release alone, not on local state
+    (runner/answer_memo.py): its runs judge every answer."""
+    cache = private_cache(tmp_path, monkeypatch)
+    archive, signers, _ = release
+    for _ in range(2):
+        done = fairvec(
+            "run", "--suite", archive, "--trusted-key", signers, "--bundled", "python",
+        )  # fmt: skip
+        assert done.status == 0, done.stdout + done.stderr
+    assert cache.is_dir() and not list(cache.glob(f"answers-{MEMO_FORMAT}/*"))
 
 
 @pytest.mark.parametrize("bundled", ["python", "node"])
