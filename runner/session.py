@@ -332,11 +332,11 @@ class Session:
         works = self._next_works(self._attribution.room(self.window))
         if not works:
             return
-        lines = self._request_lines(works)  # before the works are sent: no deadline runs yet
+        requests = self._requests(works)  # before the works are sent: no deadline runs yet
         self._attribution.sent(works, self.timeout)
-        self.process.send(b"".join(lines))
+        self.process.send(requests)
 
-    def _request_lines(self, works: list[Work]) -> list[bytes]:
+    def _requests(self, works: list[Work]) -> bytes:
         """Each work's request line: as sent before (the memo), else made from its vector,
         once before_send has seen the works whose lines are made."""
         encoding = self.hello.lone_surrogates  # (a restarted adapter may greet otherwise)
@@ -345,16 +345,17 @@ class Session:
         if memo is None or not memo.enabled:
             if self.before_send is not None:
                 self.before_send(works)
-            return [encode(work.vector, work.algorithm) for work in works]
-        remembered = [memo.request_of(work, encoding) for work in works]
+            return b"".join([encode(work.vector, work.algorithm) for work in works])
+        remembered = [memo.request_of(work, encoding) for work in works]  # (no newline)
         unmade = [at for at, line in enumerate(remembered) if line is None]
         if unmade and self.before_send is not None:
             self.before_send([works[at] for at in unmade])
         lines = cast(list[bytes], remembered)
         for at in unmade:
-            lines[at] = encode(works[at].vector, works[at].algorithm)
-            memo.learn_request(works[at], encoding, lines[at])
-        return lines
+            made = encode(works[at].vector, works[at].algorithm)
+            memo.learn_request(works[at], encoding, made)
+            lines[at] = made[:-1]
+        return b"\n".join(lines) + b"\n"
 
     def _step(self) -> None:
         """Wait for what the adapter says (or the head's deadline) and act on all of it."""
