@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
-from fairvec.jsonio import trusted_loads
+from fairvec.jsonio import compact_ascii, trusted_loads
 from fairvec.regular_files import read_regular, replace_with
 from fairvec.runner.protocol import SURROGATE_ENCODINGS, marked_request_bytes, request_bytes
 from fairvec.vectorfiles import read_as_hashed
@@ -112,11 +112,11 @@ class FileMemo:
         return any(rank.get(vector_id) == line for rank in self.answers[1:])
 
     def learn_request(self, vector_id: str, line: bytes) -> None:
-        """``line``: as sent, one line, its newline last; kept without it."""
-        if line.find(b"\n") != len(line) - 1:
+        """``line``: as sent, without its newline."""
+        if b"\n" in line:
             return  # not one line: this file cannot hold it
-        if self.requests.get(vector_id) != line[:-1]:
-            self.requests[vector_id] = line[:-1]
+        if self.requests.get(vector_id) != line:
+            self.requests[vector_id] = line
             for rank in self.answers:  # (answers to another request: never)
                 rank.pop(vector_id, None)
             self.changed = True
@@ -125,22 +125,26 @@ class FileMemo:
         """``line``: an answer line, without its newline."""
         if vector_id not in self.requests or b"\n" in line:
             return  # only with the request it answered
-        kept = [found for rank in self.answers if (found := rank.get(vector_id)) is not None]
-        if kept[:1] == [line]:
+        last = self.answers[0].get(vector_id)
+        if last == line:
             return
+        self.changed = True
+        if last is None:  # the first answer (a first run's every vector): nothing to shift
+            self.answers[0][vector_id] = line
+            return
+        kept = [found for rank in self.answers if (found := rank.get(vector_id)) is not None]
         newest = [line, *(old for old in kept if old != line)][:ANSWERS_KEPT]
         for rank, answer in zip(self.answers, newest + [None] * ANSWERS_KEPT, strict=False):
             if answer is None:
                 rank.pop(vector_id, None)
             else:
                 rank[vector_id] = answer
-        self.changed = True
 
     def render(self, key: dict[str, str]) -> bytes:
         ids = list(self.requests)
         ranks = [[at for at, i in enumerate(ids) if i in rank] for rank in self.answers]
-        lines = [json.dumps({**key, "ids": ids, "answered": ranks}, separators=(",", ":"))]
-        parts = [lines[0].encode(), *(self.requests[vector_id] for vector_id in ids)]
+        header = compact_ascii({**key, "ids": ids, "answered": ranks})
+        parts = [header, *(self.requests[vector_id] for vector_id in ids)]
         for rank, indices in zip(self.answers, ranks, strict=True):
             parts += [rank[ids[at]] for at in indices]
         return b"\n".join(parts) + b"\n"

@@ -352,9 +352,8 @@ class Session:
             self.before_send([works[at] for at in unmade])
         lines = cast(list[bytes], remembered)
         for at in unmade:
-            made = encode(works[at].vector, works[at].algorithm)
-            memo.learn_request(works[at], encoding, made)
-            lines[at] = made[:-1]
+            lines[at] = encode(works[at].vector, works[at].algorithm)[:-1]  # its newline off
+            memo.learn_request(works[at], encoding, lines[at])
         return b"\n".join(lines) + b"\n"
 
     def _step(self) -> None:

@@ -58,9 +58,9 @@ def _comparable(report: Path) -> dict[str, Any]:
 
 def _memo() -> FileMemo:
     memo = FileMemo({}, [])
-    memo.learn_request("a/1", b'{"id":"a/1"}\n')
-    memo.learn_request("a/2", b'{"id":"a/2"}\n')
-    memo.learn_request("a/3", b'{"id":"a/3"}\n')
+    memo.learn_request("a/1", b'{"id":"a/1"}')
+    memo.learn_request("a/2", b'{"id":"a/2"}')
+    memo.learn_request("a/3", b'{"id":"a/3"}')
     memo.learn_pass("a/1", b'{"id":"a/1","output":1}')
     memo.learn_pass("a/3", b'{"id":"a/3","output":3}')
     return memo
@@ -129,9 +129,9 @@ def test_at_most_the_newest_answers_are_kept_and_a_new_request_forgets_them() ->
     assert not memo.passes("a/1", lines[0])
     memo.learn_pass("a/4", b"{}")  # no request remembered: nothing to answer
     assert not memo.passes("a/4", b"{}")
-    memo.learn_request("a/1", b'{"id":"a/1","input":2}\n')
+    memo.learn_request("a/1", b'{"id":"a/1","input":2}')
     assert not any(memo.passes("a/1", line) for line in lines)
-    memo.learn_request("a/5", b"two\nlines\n")  # not a line: not remembered
+    memo.learn_request("a/5", b"two\nlines")  # not a line: not remembered
     assert "a/5" not in memo.requests
 
 
