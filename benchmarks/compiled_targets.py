@@ -19,6 +19,8 @@ each as the ratio ``fairvec run`` / the same adapter fed directly, measured side
    skipped;
 1b. the default tier: the accumulate requests added to the file, against ``fairvec run
    --exclude-tag slow`` without ``--tier``;
+1c. the command of 1 as a first run: the answer memo (runner/answer_memo.py), which the
+   untimed runs fill, emptied before each run (in a cache folder of the benchmark's own);
 2. the full tier of an accumulated algorithm (stake.dice by default, 1,000,000 cases): the
    adapter answering the one accumulate request piped in, against ``fairvec run --tier full
    --tag accumulated-full --algorithm stake.dice -- ADAPTER``;
@@ -234,12 +236,17 @@ def fairvec_command() -> list[str]:
 
 
 def through_fairvec(
-    arguments: list[str], mark: Path | None = None, fairvec: list[str] | None = None
+    arguments: list[str],
+    mark: Path | None = None,
+    fairvec: list[str] | None = None,
+    cache: Path | None = None,
 ) -> tuple[float, float | None]:
     """Wall seconds of ``fairvec run ARGUMENTS -- ADAPTER``, and (with ``mark``) the seconds
     from starting it to an adapter reading its first request. ``fairvec``: another command
-    than this interpreter's (--baseline)."""
+    than this interpreter's (--baseline); ``cache``: a cache folder of its own."""
     environment = dict(os.environ)
+    if cache is not None:
+        environment["FAIRVEC_CACHE_DIR"] = str(cache)
     if mark is not None:
         mark.unlink(missing_ok=True)
         environment["FAIRVEC_C_ADAPTER_FIRST_REQUEST"] = str(mark)
@@ -390,6 +397,28 @@ def measure_fixed(sides: Sides, folder: Path, work: Path, repeats: int) -> None:
     )
     with_defaults = ["--exclude-tag", SLOW, *selection]
     print_ratios(timed_sides(sides, with_defaults, repeats, requests, None), None)
+    measure_first_run(sides, fixed, work, repeats)
+
+
+def measure_first_run(sides: Sides, arguments: list[str], work: Path, repeats: int) -> None:
+    """1c: the command of 1 as a first run: in a cache folder of its own, whose answer memo
+    (runner/answer_memo.py) is removed before each run of this fairvec, the other caches
+    kept warm, as after a change to the port; the baseline in the same folder."""
+    cache = work / "cache"
+    for _, command in sides.commands():
+        through_fairvec(arguments, fairvec=command, cache=cache)
+    timed: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        for label, command in sides.commands():
+            if command is None:
+                for memo in cache.glob("answers-*"):
+                    shutil.rmtree(memo)
+            timed.setdefault(label, []).append(
+                through_fairvec(arguments, fairvec=command, cache=cache)[0]
+            )
+    print("\n1c. the command of 1 as a first run (the answer memo emptied before each)")
+    for label, walls in timed.items():
+        print(f"   {label:<44}{statistics.median(walls):8.3f} s")
 
 
 def measure_full(folder: Path, work: Path, algorithm: str, repeats: int) -> None:

@@ -130,9 +130,10 @@ class VectorFile:
                     "the file; delete it (or run with FAIRVEC_NO_CACHE=1)"
                 )
             for vector, skeleton in zip(whole, skeletons, strict=True):
-                held = cast(dict[str, Any], skeleton)  # the very dict the works hold
-                held.clear()
-                held.update(vector)
+                # the very dict the works hold, completed in one step (dict.update runs no
+                # Python code: a session on another thread reading the vector's id, -j
+                # with the answer memo, never finds it missing, as between clear and update)
+                cast(dict[str, Any], skeleton).update(vector)
         self.unread.clear()
 
     @property

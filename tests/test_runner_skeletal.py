@@ -353,3 +353,40 @@ def test_a_stopped_run_reports_the_vectors_it_never_sent_whole(
         assert all("expected" in r for r in not_run)
         reports.append(_comparable(json.loads(report.read_text())))
     assert reports[0]["results"] == reports[1]["results"]
+
+
+def test_a_skeleton_keeps_its_id_while_it_is_filled(vectors: Path) -> None:
+    """-j with the answer memo: one session may read a vector's id (to look up its
+    remembered request) while another fills the vector's file; the id, variant and tags
+    are never missing meanwhile."""
+    import sys
+    import threading
+
+    load_vector_files(vectors, skeletal=True)  # indexed
+    missing: list[str] = []
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        for _ in range(3):
+            (loaded,) = load_vector_files(
+                vectors, lambda name: name == "battle.move", skeletal=True
+            )
+            held = list(loaded.chosen_by)
+            done = threading.Event()
+            reader = threading.Thread(target=_read_until, args=(held, done, missing))
+            reader.start()
+            loaded.fill()
+            done.set()
+            reader.join()
+            assert all("input" in vector for vector in held)
+    finally:
+        sys.setswitchinterval(previous)
+    assert missing == []
+
+
+def _read_until(held: list[Any], done: Any, missing: list[str]) -> None:
+    """Read each vector's id and tags over and over until ``done`` is set."""
+    while not done.is_set():
+        for vector in held:
+            if "id" not in vector or "tags" not in vector:
+                missing.append(str(vector))
