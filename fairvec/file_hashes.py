@@ -138,13 +138,14 @@ def _entry(item: object) -> tuple[Identity, str] | None:
     if not isinstance(item, list) or len(item) != 6:
         return None
     *numbers, sha = item
-    if set(map(type, numbers)) != {int} or not _is_sha(sha):
+    if set(map(type, numbers)) != {int} or not is_sha256(sha):
         return None
     device, inode, size, modified, changed = numbers
     return (device, inode, size, modified, changed), sha
 
 
-def _is_sha(value: object) -> bool:
+def is_sha256(value: object) -> bool:
+    """Whether ``value`` is a SHA-256 as the caches name files: 64 lowercase hex digits."""
     return isinstance(value, str) and _SHA.fullmatch(value) is not None
 
 

@@ -47,7 +47,6 @@ import hashlib
 import importlib
 import json
 import os
-import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -56,6 +55,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
+from fairvec.file_hashes import is_sha256
 from fairvec.jsonio import compact_ascii, trusted_loads
 from fairvec.regular_files import read_regular, replace_with
 from fairvec.runner.protocol import SURROGATE_ENCODINGS, marked_request_bytes, request_bytes
@@ -79,7 +79,6 @@ JUDGING_MODULES = (
     "fairvec.runner.attribution",
     "fairvec.runner.answer_memo",
 )
-_SHA = re.compile(r"[0-9a-f]{64}")
 
 
 def judging_code() -> str:
@@ -221,7 +220,7 @@ class AnswerMemo:
         if memo is not None or not self.enabled:
             return memo
         vector_file = self._files.get(algorithm)
-        if vector_file is None or not _SHA.fullmatch(vector_file.sha256):
+        if vector_file is None or not is_sha256(vector_file.sha256):
             return None
         with self._lock:
             memo = self._memos.get((algorithm, encoding))
@@ -271,12 +270,12 @@ class AnswerMemo:
         for result in results:
             if result.status in ("pass", "skip", "not-run"):
                 continue
-            for (algorithm, encoding), memo in list(self._memos.items()):
-                line = memo.requests.get(result.id)
-                if algorithm != result.algorithm or line is None:
-                    continue
+            algorithm = result.algorithm
+            for encoding in SURROGATE_ENCODINGS:
+                memo = self._memos.get((algorithm, encoding))
+                line = None if memo is None else memo.requests.get(result.id)
                 vector = cast("Vector", result.vector)
-                if line + b"\n" != _encoder(encoding)(vector, algorithm):
+                if line is not None and line + b"\n" != _encoder(encoding)(vector, algorithm):
                     self._forget(algorithm, encoding)
                     raise FairvecError(
                         f"{self._path(self._files[algorithm].sha256, encoding)}: the request "

@@ -363,7 +363,7 @@ def _start_session(
     session's; with -j N the others are started here. The filler's hooks and the memo:
     see Session."""
     keywords = options.limits.session_keywords()
-    keywords.update(before_send=filler.before_send, before_judge=filler.before_judge, memo=memo)
+    keywords.update(before_send=filler.before_send, before_judge=filler.before_send, memo=memo)
     keywords["on_result"] = lambda _result: advance()
     jobs = jobs_for(options.jobs, vectors)
     try:

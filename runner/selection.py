@@ -90,15 +90,10 @@ class Filler:
         self._lock = threading.Lock()
 
     def before_send(self, works: Sequence[Work]) -> None:
-        """The hook a session calls with each batch of works before sending it (those
-        whose request lines it must make: runner/answer_memo.py)."""
+        """The hook a session calls with works whose vectors it needs whole: before it
+        makes their request lines (those the answer memo does not remember), and as its
+        ``before_judge``, before it judges their answers (those the memo did not settle)."""
         if self._unread:  # (none unread: nothing to do a batch)
-            self.fill({work.algorithm for work in works})
-
-    def before_judge(self, works: Sequence[Work]) -> None:
-        """The hook a session calls with works whose answers it is about to judge (those
-        an answer memo did not settle)."""
-        if self._unread:
             self.fill({work.algorithm for work in works})
 
     def fill(self, algorithms: Iterable[str]) -> None:

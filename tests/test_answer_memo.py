@@ -185,7 +185,7 @@ def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
         command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
         session = Session(
             command, timeout=30, window=64, memo=memo,
-            before_send=filler.before_send, before_judge=filler.before_judge,
+            before_send=filler.before_send, before_judge=filler.before_send,
         )  # fmt: skip
         try:
             results = session.run(selection.works)
