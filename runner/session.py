@@ -416,12 +416,16 @@ class Session:
                 self.before_judge(works)
             results = self._judge_all(works, messages[:answered])
             self._remember_passes(works, lines, results)
-            attribution.end_heads(heads[:answered], results)
-            for result in results:
-                self._finish(result)
-            self._alive()
-            self._stderr_mark = self._stderr_total
+            self._ended_in_turn(heads[:answered], results)
         return answered
+
+    def _ended_in_turn(self, heads: list[Flight], results: list[Result]) -> None:
+        """The first requests in flight, answered in turn with ``results``."""
+        self._attribution.end_heads(heads, results)
+        for result in results:
+            self._finish(result)
+        self._alive()
+        self._stderr_mark = self._stderr_total
 
     def _remembered_passes(self, heads: list[Flight], lines: list[bytes]) -> int:
         """From the first, the lines that are, byte for byte, answers that passed for the
@@ -438,12 +442,9 @@ class Session:
             answered += 1
         if answered:
             ended = heads[:answered]
-            results = [Result(head.work.vector, head.work.algorithm, "pass") for head in ended]
-            self._attribution.end_heads(ended, results)
-            for result in results:
-                self._finish(result)
-            self._alive()
-            self._stderr_mark = self._stderr_total
+            self._ended_in_turn(
+                ended, [Result(head.work.vector, head.work.algorithm, "pass") for head in ended]
+            )
         return answered
 
     def _remember_passes(
