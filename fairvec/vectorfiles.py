@@ -45,7 +45,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -81,17 +80,37 @@ _HOW = (_FAST, _LINES, _PLAIN)
 _VECTORS_OPEN, _VECTORS_CLOSE = b',\n  "vectors": [\n', b"\n  ]\n}\n"
 
 
-@dataclass(frozen=True)
 class VectorFile:
     """A vector file: its place, its value (typed: fairvec.data_model.VectorFileData, the
-    very dict parsed from JSON), read through the properties below, and its SHA-256."""
+    very dict parsed from JSON), read through the properties below, and its SHA-256.
 
-    path: Path
-    data: VectorFileData
-    sha256: str = ""  # of the file's exact bytes, hex
-    # a skeletal file's bytes (None: not read yet, known by its remembered hash alone) and
-    # how to read them (_HOW), until fill() reads it whole
-    unread: list[tuple[bytes | None, str]] = field(default_factory=list, compare=False, repr=False)
+    (A plain class, not a dataclass: importing dataclasses and making their methods cost
+    every run's start-up 35 ms; see runner/results.py.)"""
+
+    __slots__ = ("data", "path", "sha256", "unread")
+    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
+
+    def __init__(
+        self,
+        path: Path,
+        data: VectorFileData,
+        sha256: str = "",  # of the file's exact bytes, hex
+        # a skeletal file's bytes (None: not read yet, known by its remembered hash alone)
+        # and how to read them (_HOW), until fill() reads it whole
+        unread: list[tuple[bytes | None, str]] | None = None,
+    ) -> None:
+        self.path = path
+        self.data = data
+        self.sha256 = sha256
+        self.unread = [] if unread is None else unread
+
+    def __eq__(self, other: object) -> bool:  # (``unread`` is how, not what: not compared)
+        if type(other) is not VectorFile:
+            return NotImplemented
+        return (self.path, self.data, self.sha256) == (other.path, other.data, other.sha256)
+
+    def __repr__(self) -> str:
+        return f"VectorFile({self.path!r}, sha256={self.sha256!r})"
 
     @property
     def algorithm(self) -> str:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fairvec import accumulated_digest
 from fairvec.runner.process import describe_status
@@ -72,15 +71,13 @@ Oracle = Callable[[str, dict[str, Any], "str | None"], "Expected"]
 OnCheckpoint = Callable[[str, int, int], None]
 
 
-@dataclass(frozen=True)
-class Computed:
+class Computed(NamedTuple):  # (not a dataclass: see runner/results.py)
     digest: str
     checkpoints: list[str]
     seconds: float
 
 
-@dataclass(frozen=True)
-class Fault:
+class Fault(NamedTuple):
     message: str
     stderr: list[str]
     seconds: float

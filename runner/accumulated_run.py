@@ -20,11 +20,10 @@ import json
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
@@ -50,12 +49,15 @@ if TYPE_CHECKING:
 SHOWN_INPUT = 300  # characters of a case's input quoted in a message
 
 
-@dataclass(frozen=True)
 class Accumulated:
-    """One accumulated vector of a vector file, as the runner runs it."""
+    """One accumulated vector of a vector file, as the runner runs it. (A plain class, not
+    a dataclass, see runner/results.py; nor a named tuple, whose ``count`` is taken.)"""
 
-    entry: AccumulatedVector
-    algorithm: str
+    __slots__ = ("algorithm", "entry")
+
+    def __init__(self, entry: AccumulatedVector, algorithm: str) -> None:
+        self.entry = entry
+        self.algorithm = algorithm
 
     @property
     def id(self) -> str:
@@ -506,8 +508,7 @@ def run_accumulated(
         return results, session.restarts
 
 
-@dataclass(frozen=True)
-class PortOptions:
+class PortOptions(NamedTuple):
     """For an adapter that computes accumulated vectors itself (accumulated_by_port.py)."""
 
     oracle: accumulated_by_port.Oracle | None = None  # names the first differing case

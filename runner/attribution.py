@@ -32,8 +32,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from fairvec.runner.protocol import Response, parse_response, quote
 from fairvec.runner.results import Result, Work
@@ -72,8 +71,7 @@ class Flight:
         self.order = order  # sent after every flight with a lower one
 
 
-@dataclass
-class _Tentative:
+class _Tentative(NamedTuple):  # (not a dataclass: see runner/results.py)
     """A line naming a later request than the head, kept until the next line tells which
     of the two vectors it belongs to."""
 
@@ -81,8 +79,7 @@ class _Tentative:
     response: Response
 
 
-@dataclass(frozen=True)
-class Loss:
+class Loss(NamedTuple):
     """The adapter is lost (exited, closed stdout, hung): the head was charged with
     ``message``; ``resend`` were in flight behind it and go out again to the next process.
     ``crash``: it counts toward --max-crashes (a timeout has a budget of its own)."""

@@ -15,8 +15,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fairvec.errors import FairvecError
 from fairvec.jsonio import same_json
@@ -35,8 +34,7 @@ SHOWN_VALUE = 80  # characters of a pinned value quoted in a message
 FreshVectors = Callable[[str, list[str | None], dict[str, Any], int, str], list["Vector"]]
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):  # (not a dataclass: see runner/results.py)
     """One pinned field, as --fix or a hello gave it: ``scope`` is an algorithm id or glob
     (``*`` for every algorithm that has the field); ``value`` is the value, or for --fix
     the text typed (read by the field's type, see _typed)."""
@@ -48,26 +46,34 @@ class Fix:
     typed: bool = False  # True: ``value`` is text to read by the field's schema type
 
 
-@dataclass(frozen=True)
 class PinOptions:
-    """--fix, and the fresh vectors made on the pinned values (runner/claims.py)."""
+    """--fix, and the fresh vectors made on the pinned values (runner/claims.py). (A plain
+    class: a named tuple's field may not be called ``count``.)"""
 
-    fixes: tuple[Fix, ...] = ()
-    count: int = 1000  # fresh inputs per pinned algorithm
-    seed: str | None = None  # None: a new seed, printed
-    # computes fresh vectors with the reference; given by the command (fairvec/cli.py),
-    # as the runner itself never imports the reference. None: no fresh vectors.
-    fresh: FreshVectors | None = None
+    __slots__ = ("count", "fixes", "fresh", "seed")
+
+    def __init__(
+        self,
+        fixes: tuple[Fix, ...] = (),
+        count: int = 1000,  # fresh inputs per pinned algorithm
+        seed: str | None = None,  # None: a new seed, printed
+        # computes fresh vectors with the reference; given by the command (fairvec/cli.py),
+        # as the runner itself never imports the reference. None: no fresh vectors.
+        fresh: FreshVectors | None = None,
+    ) -> None:
+        self.fixes = fixes
+        self.count = count
+        self.seed = seed
+        self.fresh = fresh
 
 
-@dataclass(frozen=True)
-class Claims:
+class Claims(NamedTuple):
     """The claims resolved over the algorithms selected."""
 
-    pins: dict[str, dict[str, Any]] = field(default_factory=dict)  # algorithm -> field -> value
-    outputs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # algorithm -> fields
+    pins: dict[str, dict[str, Any]]  # algorithm -> field -> value
+    outputs: dict[str, tuple[str, ...]]  # algorithm -> fields
     # algorithm -> field -> who pinned it: "hello" or "--fix"
-    pinned_by: dict[str, dict[str, str]] = field(default_factory=dict)
+    pinned_by: dict[str, dict[str, str]]
 
     def __bool__(self) -> bool:
         return bool(self.pins or self.outputs)
@@ -343,14 +349,16 @@ def fresh_works(
 # -- the attestation ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class FreshPlan:
     """The fresh vectors made on the pinned values: how many inputs per algorithm, from
     which seed (printed, so that any failure can be replayed with --pinned-seed)."""
 
-    seed: str
-    count: int
-    made: dict[str, int] = field(default_factory=dict)  # algorithm -> vectors made
+    __slots__ = ("count", "made", "seed")
+
+    def __init__(self, seed: str, count: int) -> None:
+        self.seed = seed
+        self.count = count
+        self.made: dict[str, int] = {}  # algorithm -> vectors made
 
 
 def attested(claims: Claims, plan: FreshPlan | None) -> dict[str, Any]:

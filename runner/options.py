@@ -6,17 +6,15 @@ about argparse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fairvec.runner.accumulated_by_port import Oracle
 from fairvec.runner.claims import PinOptions
 from fairvec.vectorfiles import default_vectors_root
 
 
-@dataclass(frozen=True)
-class SelectionOptions:
+class SelectionOptions(NamedTuple):  # (not a dataclass: see runner/results.py)
     """Which vectors to run: each filter left empty selects everything."""
 
     vectors: Path | None = None  # the vector folder; None: the installed vectors
@@ -41,8 +39,7 @@ class SelectionOptions:
         }
 
 
-@dataclass(frozen=True)
-class AdapterLimits:
+class AdapterLimits(NamedTuple):
     """How each adapter process is driven, and when it is given up on. The field names are
     the session's keyword arguments (runner/session.py)."""
 
@@ -62,8 +59,7 @@ class AdapterLimits:
         }
 
 
-@dataclass(frozen=True)
-class ReleaseOptions:
+class ReleaseOptions(NamedTuple):
     """--suite: a signed release to run, verified first (docs/ci.md)."""
 
     archive: Path | None  # None: no release, the vectors of SelectionOptions
@@ -71,8 +67,7 @@ class ReleaseOptions:
     min_version: str | None  # an older release is refused (a rollback)
 
 
-@dataclass(frozen=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):
     json: Path | None  # "-" for standard output
     junit: Path | None
     max_details: int  # failures shown in full on the terminal
@@ -80,8 +75,7 @@ class ReportOptions:
     fail_on_skip: bool  # a skipped vector fails the run
 
 
-@dataclass(frozen=True)
-class RunOptions:
+class RunOptions(NamedTuple):
     """Everything ``fairvec run`` was asked for."""
 
     command: tuple[str, ...]  # the adapter and its arguments
@@ -91,7 +85,7 @@ class RunOptions:
     known_failures: Path | None  # the list of vectors expected to fail
     release: ReleaseOptions
     reports: ReportOptions
-    pins: PinOptions = field(default_factory=lambda: PinOptions())
+    pins: PinOptions = PinOptions()  # (immutable: one for every RunOptions)
     # the reference's answer to one input, given by the command (fairvec/cli.py; the runner
     # never imports the reference): names the first differing case of an accumulated
     # vector an adapter computed itself. None: the report names the block.

@@ -13,12 +13,11 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat, takewhile
 from operator import add
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fairvec.jsonio import (
     FINITE_JSON,
@@ -53,21 +52,19 @@ SURROGATE_ENCODINGS = ("escaped", "marked")
 MARK = "\uffff"
 
 
-@dataclass(frozen=True)
-class Hello:
+class Hello(NamedTuple):  # (not a dataclass: see runner/results.py)
     name: str
     version: str
     algorithms: dict[str, list[str]]
     # optional claims (runner/claims.py): algorithm id or "*" -> field -> pinned value,
-    # and algorithm id -> the output fields the adapter computes
-    pins: dict[str, dict[str, Any]] = field(default_factory=dict)
-    outputs: dict[str, list[str]] = field(default_factory=dict)
+    # and algorithm id -> the output fields the adapter computes ({} for none)
+    pins: dict[str, dict[str, Any]]
+    outputs: dict[str, list[str]]
     lone_surrogates: str = "escaped"  # one of SURROGATE_ENCODINGS
     accumulate: bool = False  # computes accumulated vectors itself (accumulated_by_port.py)
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """One stdout line, decoded. ``id`` is the id it names, if it names one (even a bad
     response is charged to the vector it names); ``problem`` says why it is not a valid
     response, or is None and ``message`` is the valid response."""

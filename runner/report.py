@@ -11,9 +11,8 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from fairvec import __version__
 from fairvec.jsonio import write_atomically
@@ -32,8 +31,7 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
-@dataclass(frozen=True)
-class SuiteSource:
+class SuiteSource(NamedTuple):  # (not a dataclass: see runner/results.py)
     """Which suite the vectors were selected from: a verified release, the installed suite
     or a folder. ``digest`` covers every vector of it (the signed one for a release), so
     two reports with the same digest drew from the same vectors."""
@@ -46,23 +44,19 @@ class SuiteSource:
     signer: str | None = None  # the release's signer, as the trusted key names it
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(NamedTuple):
     """What the attestation says beyond the results: what was asked for and declared."""
 
     suite: SuiteSource
     declared: dict[str, list[str]]  # the adapter's hello: algorithm -> variants
     algorithms: list[str]  # every algorithm of the suite, selected or not
     selection: dict[str, list[str]]  # the options that chose the vectors
-    known_failures: list[KnownFailure] = field(default_factory=list)
+    known_failures: list[KnownFailure]
     # the port's claims as runner/claims.py attested them: pinned, outputs, fresh
-    claims: dict[str, Any] = field(
-        default_factory=lambda: {"pinned": {}, "pinned_by": {}, "outputs": {}, "fresh": None}
-    )
+    claims: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class RunInfo:
+class RunInfo(NamedTuple):
     suite_version: str
     vectors_digest: str
     adapter_name: str
@@ -72,9 +66,9 @@ class RunInfo:
     duration_seconds: float
     restarts: int
     coverage: Coverage
-    hostname: str = "localhost"
-    warnings: list[str] = field(default_factory=list)
-    success: bool | None = None  # the run's verdict when it is more than is_success()
+    hostname: str
+    warnings: list[str]
+    success: bool | None  # the run's verdict when it is more than is_success()
 
 
 def printable(text: str) -> str:

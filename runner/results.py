@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import Shown, Vector
@@ -24,8 +23,13 @@ SKIP_REASONS = (
 )
 
 
-@dataclass(frozen=True)
-class KnownFailure:
+# The runner's records are named tuples and plain classes with slots, not dataclasses: a
+# run's start-up paid 35 ms (a tenth of a fast port's whole run) to import dataclasses and
+# to generate the methods of its 27 classes (docs/benchmarks.md, "Start-up without
+# dataclasses").
+
+
+class KnownFailure(NamedTuple):
     """One --known-failures entry: an id or glob, the reason its comment gives, its line."""
 
     entry: str
@@ -33,33 +37,101 @@ class KnownFailure:
     line: int
 
 
-@dataclass(slots=True)  # one per vector: slots make it smaller and faster to make
 class Result:
-    vector: Shown  # the vector it ended (an accumulated vector's shown form), or a stream case
-    algorithm: str
-    status: str  # one of STATUSES
-    message: str = ""
-    got: Any = None
-    stderr: list[str] = field(default_factory=list)
-    known_failure: bool = False
-    unexpected_pass: bool = False
-    seconds: float = 0.0  # from becoming the oldest unanswered request to its end
-    answered_unsupported: bool = False  # a skip the adapter asked for, not one from the hello
-    known: KnownFailure | None = None  # the --known-failures entry that lists it
-    skip_kind: str | None = None  # which of SKIP_REASONS, when the claims decided it
+    """How one vector ended (one per vector: a plain class with slots, made fast)."""
+
+    __slots__ = (
+        "algorithm",
+        "answered_unsupported",
+        "got",
+        "known",
+        "known_failure",
+        "message",
+        "seconds",
+        "skip_kind",
+        "status",
+        "stderr",
+        "unexpected_pass",
+        "vector",
+    )
+    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
+
+    def __init__(
+        self,
+        vector: Shown,  # the vector it ended (an accumulated vector's shown form), or a case
+        algorithm: str,
+        status: str,  # one of STATUSES
+        message: str = "",
+        got: Any = None,
+        stderr: list[str] | None = None,
+        known_failure: bool = False,
+        unexpected_pass: bool = False,
+        seconds: float = 0.0,  # from becoming the oldest unanswered request to its end
+        answered_unsupported: bool = False,  # a skip the adapter asked for, not the hello's
+        known: KnownFailure | None = None,  # the --known-failures entry that lists it
+        skip_kind: str | None = None,  # which of SKIP_REASONS, when the claims decided it
+    ) -> None:
+        self.vector = vector
+        self.algorithm = algorithm
+        self.status = status
+        self.message = message
+        self.got = got
+        self.stderr = [] if stderr is None else stderr
+        self.known_failure = known_failure
+        self.unexpected_pass = unexpected_pass
+        self.seconds = seconds
+        self.answered_unsupported = answered_unsupported
+        self.known = known
+        self.skip_kind = skip_kind
 
     @property
     def id(self) -> str:
         return str(self.vector["id"])
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Result:
+            return NotImplemented
+        return _values(self) == _values(other)
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return _shown("Result", self)
+
+
 class Work:
-    vector: Vector  # a stream case of an accumulated vector has only a Request's fields
-    algorithm: str
-    output_schema: dict[str, Any]
-    # a partial claim (runner/claims.py): the output fields judged; None: the whole output
-    fields: tuple[str, ...] | None = None
+    """A vector to send (a plain class with slots: one per vector, made fast)."""
+
+    __slots__ = ("algorithm", "fields", "output_schema", "vector")
+    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
+
+    def __init__(
+        self,
+        vector: Vector,  # a stream case of an accumulated vector has only a Request's fields
+        algorithm: str,
+        output_schema: dict[str, Any],
+        # a partial claim (runner/claims.py): the output fields judged; None: the whole output
+        fields: tuple[str, ...] | None = None,
+    ) -> None:
+        self.vector = vector
+        self.algorithm = algorithm
+        self.output_schema = output_schema
+        self.fields = fields
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Work:
+            return NotImplemented
+        return _values(self) == _values(other)
+
+    def __repr__(self) -> str:
+        return _shown("Work", self)
+
+
+def _values(record: Result | Work) -> list[Any]:
+    return [getattr(record, name) for name in record.__slots__]
+
+
+def _shown(name: str, record: Result | Work) -> str:
+    shown = ", ".join(f"{slot}={getattr(record, slot)!r}" for slot in record.__slots__)
+    return f"{name}({shown})"
 
 
 def skip_reason(result: Result, declared: dict[str, list[str]]) -> str:

@@ -13,9 +13,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError, stopping_signals_raise
 from fairvec.runner import accumulated_run
@@ -90,9 +89,8 @@ def run(options: RunOptions) -> int:
     # verified before anything in it is read
     with verified_release(options.release, options.selection.vectors) as release:
         if release is not None:  # its vectors are the ones selected from
-            options = replace(
-                options, selection=replace(options.selection, vectors=release.vectors)
-            )
+            selection = options.selection._replace(vectors=release.vectors)
+            options = options._replace(selection=selection)
         become_subreaper()  # so a descendant that escapes the adapter's group is still ours
         # SIGTERM and SIGHUP stop the run as Ctrl-C does, up to the last report written.
         with stopping_signals_raise():
@@ -127,8 +125,7 @@ def verified_release(
         yield suite
 
 
-@dataclass(frozen=True)
-class _Ran:
+class _Ran(NamedTuple):  # (not a dataclass: see runner/results.py)
     """What the vectors' run left for the reports."""
 
     selection: Selection
@@ -142,8 +139,7 @@ class _Ran:
     unselected: UnselectedFiles | None  # for the suite's digest (None: from a release)
 
 
-@dataclass(frozen=True)
-class _Claimed:
+class _Claimed(NamedTuple):
     """The works as the adapter's claims (and --fix) leave them (runner/claims.py)."""
 
     claims: Claims
@@ -364,7 +360,8 @@ def _start_session(
     see Session."""
     keywords = options.limits.session_keywords()
     keywords.update(before_send=filler.before_send, before_judge=filler.before_send, memo=memo)
-    keywords["on_result"] = lambda _result: advance()
+    if advance is not no_progress:  # (else each of thousands of skips would call it)
+        keywords["on_result"] = lambda _result: advance()
     jobs = jobs_for(options.jobs, vectors)
     try:
         if jobs > 1:
@@ -381,13 +378,17 @@ def _progress_wanted(asked: bool) -> bool:
     return asked and sys.stderr.isatty() and not os.environ.get("CI")
 
 
+def no_progress() -> None:
+    """The progress bar's advance when none is drawn."""
+
+
 @contextmanager
 def _progress(
     total: int, *, enabled: bool
 ) -> Iterator[tuple[Callable[[], None], Callable[[str], None]]]:
     """A bar's (advance by one vector, show a note beside it), or two no-ops."""
     if not enabled:
-        yield (lambda: None), (lambda _text: None)
+        yield no_progress, (lambda _text: None)
         return
     # tqdm: only when a bar is drawn on a terminal (most runs are CI's: no bar)
     from tqdm import tqdm

@@ -11,9 +11,8 @@ import fnmatch
 import gc
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError
 from fairvec.runner.options import SelectionOptions
@@ -26,8 +25,7 @@ if TYPE_CHECKING:
 GLOB_CHARACTERS = set("*?[")
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):  # (not a dataclass: see runner/results.py)
     files: list[VectorFile]  # the files of the algorithms selected, whole
     works: list[Work]  # the vectors selected, in the files' order
     variants: dict[str, list[str]]  # the variants of each algorithm selected

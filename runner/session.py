@@ -112,6 +112,26 @@ def in_vector_order(results: list[Result], works: Sequence[Work]) -> list[Result
     return [results[at] for at in sorted(range(len(results)), key=places.__getitem__)]
 
 
+def with_skips_in_order(
+    ran: list[Result], supported: Sequence[Work], skipped: list[Result], works: Sequence[Work]
+) -> list[Result]:
+    """The results of ``works`` in the vectors' order: ``ran`` those of ``supported`` (in
+    any order), ``skipped`` the others' (in the works' order). Merged in one pass where
+    ``ran`` holds one result per supported work: a run selecting the whole suite for a port
+    of three families skips 12,000 vectors, and sorting them all in took 14 ms."""
+    ran = in_vector_order(ran, supported)
+    if len(ran) != len(supported):  # (never, as far as is known: sorted the general way)
+        return in_vector_order(ran + skipped, works)
+    skipped_vectors = {id(result.vector) for result in skipped}
+    ran_next, skipped_next = iter(ran).__next__, iter(skipped).__next__
+    return [skipped_next() if id(work.vector) in skipped_vectors else ran_next() for work in works]
+
+
+def ignore_result(_result: Result) -> None:
+    """No one to tell of each result (no progress bar): a run skipping 12,000 vectors
+    then makes no call for each."""
+
+
 class Session:
     """Owns the adapter process (restarting it as needed) for one run."""
 
@@ -125,7 +145,7 @@ class Session:
         max_line: int = DEFAULT_MAX_LINE,
         max_crashes: int = MAX_CRASHES,
         max_timeouts: int = MAX_TIMEOUTS,
-        on_result: Callable[[Result], None] = lambda _result: None,
+        on_result: Callable[[Result], None] = ignore_result,
         judge: Callable[[Vector, str, dict[str, Any], dict[str, Any]], Result] = judge,
         process: AdapterProcess | None = None,
         before_send: Callable[[list[Work]], None] | None = None,
@@ -263,12 +283,13 @@ class Session:
         supported, skipped = self._sorted_out(works)
         self._pending.extend(supported)
         self._drive()
-        self._skip(skipped)  # after the run: making their results never delays a request
         if keep_open:
             self._attribution.forget_ended()
         else:
             self._drain_at_end()
-        return in_vector_order(self._results, works)
+        ran = list(self._results)
+        skips = self._skip(skipped)  # after the run: making them never delays a request
+        return with_skips_in_order(ran, supported, skips, works)
 
     def _sorted_out(self, works: Sequence[Work]) -> tuple[list[Work], list[tuple[Work, str]]]:
         """The works the hello declares, and the others with the reason (found once per
@@ -286,9 +307,13 @@ class Session:
                 skipped.append((work, reason))
         return supported, skipped
 
-    def _skip(self, skipped: list[tuple[Work, str]]) -> None:
-        for work, reason in skipped:
-            self._finish(Result(work.vector, work.algorithm, "skip", reason))
+    def _skip(self, skipped: list[tuple[Work, str]]) -> list[Result]:
+        results = [Result(work.vector, work.algorithm, "skip", reason) for work, reason in skipped]
+        self._results += results
+        if self.on_result is not ignore_result:
+            for result in results:
+                self.on_result(result)
+        return results
 
     def _unsupported_reason(self, work: Work) -> str | None:
         variants = self.hello.algorithms.get(work.algorithm)
@@ -738,7 +763,7 @@ class ParallelSession:
         command: Sequence[str],
         *,
         jobs: int,
-        on_result: Callable[[Result], None] = lambda _result: None,
+        on_result: Callable[[Result], None] = ignore_result,
         process: AdapterProcess | None = None,
         **options: Any,
     ) -> None:
@@ -756,7 +781,7 @@ class ParallelSession:
             starter.start()
         try:
             self.first = self._share(
-                Session(command, on_result=self._report, process=process, **options)
+                Session(command, on_result=self._told(), process=process, **options)
             )
         except BaseException:  # the run's own start failed: leave no instance behind
             self._stop.set()
@@ -768,7 +793,7 @@ class ParallelSession:
 
     def _start_one(self, command: Sequence[str], options: dict[str, Any], at: int) -> None:
         try:
-            session = self._share(Session(command, on_result=self._report, **options))
+            session = self._share(Session(command, on_result=self._told(), **options))
         except Exception as error:  # the run goes on with the others
             self.warnings.append(f"an adapter instance (-j) could not be started: {error}")
             return
@@ -803,6 +828,9 @@ class ParallelSession:
         session._shared = self._queue
         session._stop = self._stop
         return session
+
+    def _told(self) -> Callable[[Result], None]:
+        return ignore_result if self._on_result is ignore_result else self._report
 
     def _report(self, result: Result) -> None:
         with self._lock:  # progress bars are not thread-safe
@@ -845,9 +873,8 @@ class ParallelSession:
             _join(worker)
         if failures:
             raise failures[0]
-        self.first._skip(skipped)
-        results = [result for session in self.sessions for result in session._results]
-        return in_vector_order(results, works)
+        ran = [result for session in self.sessions for result in session._results]
+        return with_skips_in_order(ran, supported, self.first._skip(skipped), works)
 
     @staticmethod
     def _drive_here(session: Session) -> None:

@@ -162,9 +162,10 @@ def test_sigterm_during_a_run_leaves_both_reports_or_neither(tmp_path: Path) -> 
 
 def _info() -> RunInfo:
     suite = SuiteSource("0.0.0", "sha256:" + "0" * 64, 1, "folder", "/nowhere")
-    coverage = Coverage(suite=suite, declared={}, algorithms=["battle.move"], selection={})
+    claims = {"pinned": {}, "pinned_by": {}, "outputs": {}, "fresh": None}
+    coverage = Coverage(suite, {}, ["battle.move"], {}, [], claims)
     return RunInfo("0.0.0", "sha256:" + "0" * 64, "a", "1", ["a"], "2026-01-01T00:00:00+00:00",
-                   float("inf"), 0, coverage)  # fmt: skip
+                   float("inf"), 0, coverage, "localhost", [], None)  # fmt: skip
 
 
 def test_a_json_report_is_strict_json_whatever_it_holds() -> None:

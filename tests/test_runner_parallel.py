@@ -9,7 +9,8 @@ from typing import Any
 
 from support import MISBEHAVING, fairvec
 
-from fairvec.runner.session import MIN_VECTORS_PER_JOB, jobs_for
+from fairvec.runner.results import Result, Work
+from fairvec.runner.session import MIN_VECTORS_PER_JOB, jobs_for, with_skips_in_order
 from fairvec.vectorfiles import default_vectors_root, load_vector_files
 
 # Enough vectors for two adapters (jobs_for), cheap for the reference adapter.
@@ -45,6 +46,33 @@ def run(tmp_path: Path, jobs: int, *words: str) -> tuple[int, dict[str, Any], li
 def test_the_selection_is_worth_two_adapters() -> None:
     assert jobs_for(2, len(selected_ids())) == 2
     assert jobs_for(8, MIN_VECTORS_PER_JOB) == 1  # a small selection starts one adapter
+
+
+def _works(count: int) -> list[Work]:
+    return [Work({"id": f"a.b/{n}", "variant": None}, "a.b", {}) for n in range(count)]
+
+
+def test_skips_merge_into_vector_order_whatever_order_the_run_ended_in() -> None:
+    works = _works(12)
+    skipped_at = {0, 3, 4, 7, 11}
+    supported = [work for at, work in enumerate(works) if at not in skipped_at]
+    skips = [Result(works[at].vector, "a.b", "skip") for at in sorted(skipped_at)]
+    ran = [Result(work.vector, "a.b", "pass") for work in reversed(supported)]  # as -j ends
+    merged = with_skips_in_order(ran, supported, skips, works)
+    assert [result.vector for result in merged] == [work.vector for work in works]
+    assert [result.status == "skip" for result in merged] == [
+        at in skipped_at for at in range(len(works))
+    ]
+    assert {id(result) for result in merged} == {id(result) for result in ran + skips}
+
+
+def test_a_run_that_ended_fewer_vectors_than_it_sent_still_lists_every_result_in_order() -> None:
+    works = _works(6)
+    supported = works[1:]
+    skips = [Result(works[0].vector, "a.b", "skip")]
+    ran = [Result(work.vector, "a.b", "pass") for work in (works[4], works[2])]
+    merged = with_skips_in_order(ran, supported, skips, works)
+    assert [result.vector["id"] for result in merged] == ["a.b/0", "a.b/2", "a.b/4"]
 
 
 def test_crashes_at_j2_are_charged_to_exactly_their_vectors_in_vector_order(
