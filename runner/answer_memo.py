@@ -31,9 +31,10 @@ What is trusted: that a remembered answer passed. A memo file written by hand co
 a wrong answer pass, as an edit of the installed package could; so the cache folder must
 be no more writable than the package (a CI cache shared with less trusted jobs should not
 hold it: FAIRVEC_NO_CACHE=1, or --suite). Kept in the cache folder
-(fairvec.vectorfiles.cache_folder), one file a vector file and request encoding, up to
-ANSWERS_KEPT answers a vector (two ports run in turn both hit); best effort like every
-cache here: an unreadable or malformed file is a miss, an unwritable folder no error.
+(fairvec.vectorfiles.cache_folder), one file a vector file, judging code and request
+encoding (two installs run in turn, as tox and a development venv, each keep their own),
+up to ANSWERS_KEPT answers a vector (two ports run in turn both hit); best effort like
+every cache here: an unreadable or malformed file is a miss, an unwritable folder no error.
 
 A memo file: lines. One of JSON (the key; the vectors' ids; for the newest answers, then
 the ones before, which of the vectors have one), then the request lines in the ids' order,
@@ -316,7 +317,7 @@ class AnswerMemo:
 
     def _path(self, sha: str, encoding: str) -> Path:
         assert self.folder is not None
-        return self.folder / f"{sha}.{encoding}"
+        return self.folder / f"{sha}.{self.judging[:16]}.{encoding}"
 
     def _read(self, sha: str, encoding: str) -> FileMemo | None:
         if encoding not in SURROGATE_ENCODINGS:

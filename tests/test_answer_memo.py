@@ -198,6 +198,44 @@ def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
     assert read == [True, False]
 
 
+def _read_whole_in_a_run(vectors: Path, judging: str) -> bool:
+    """One session over battle.move with the memo under the judging code ``judging``:
+    whether its file was read whole (False: every answer and request came from the memo)."""
+    from fairvec.runner.options import SelectionOptions
+    from fairvec.runner.selection import Filler, select
+    from fairvec.runner.session import Session
+
+    load_vector_files(vectors, skeletal=True)
+    options = SelectionOptions(vectors=vectors, algorithms=("battle.move",))
+    selection = select(options, skeletal=True)
+    memo = AnswerMemo(answer_memo_folder(), selection.files)
+    memo.judging = judging
+    filler = Filler(selection)
+    command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
+    session = Session(
+        command, timeout=30, window=64, memo=memo,
+        before_send=filler.before_send, before_judge=filler.before_send,
+    )  # fmt: skip
+    try:
+        results = session.run(selection.works)
+    finally:
+        session.close()
+    memo.check_served()
+    memo.save()
+    assert {r.status for r in results} == {"pass"}
+    return not selection.files[0].unread
+
+
+def test_two_installs_run_in_turn_each_keep_their_memo(vectors: Path, own_cache: Path) -> None:
+    """A tox venv and a development install (two judging codes) alternating: each one's
+    rerun is remembered (one memo file each), not each overwriting the other's."""
+    time.sleep(1.2)  # settled: a load knows the file by its remembered hash
+    installs = ["a" * 64, "b" * 64, "a" * 64, "b" * 64]
+    read = [_read_whole_in_a_run(vectors, judging) for judging in installs]
+    assert read == [True, True, False, False]
+    assert len(_memo_files(own_cache)) == 2
+
+
 def answer_memo_folder() -> Path | None:
     from fairvec.vectorfiles import cache_folder
 
