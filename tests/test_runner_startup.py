@@ -235,6 +235,34 @@ def test_nothing_for_the_reports_or_other_commands_is_imported_before_the_first_
     assert modules & late == set()
 
 
+RUN_PATH = (
+    "fairvec.cli", "fairvec.runner.cli", "fairvec.runner.run", "fairvec.runner.report",
+    "fairvec.runner.accumulated_run", "fairvec.runner.answer_memo",
+)  # fmt: skip
+DATACLASSES_MADE = """
+import importlib, inspect, sys
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+for name, module in sorted(sys.modules.items()):
+    if name.startswith("fairvec"):
+        for value in vars(module).values():
+            made_here = inspect.isclass(value) and value.__module__ == name
+            if made_here and "__dataclass_fields__" in vars(value):
+                print(f"{name}.{value.__qualname__}")
+"""
+
+
+def test_no_record_on_a_runs_path_is_a_dataclass() -> None:
+    """A dataclass's methods are generated as it is defined: the 27 of a run's modules cost
+    every run 20 ms of start-up (docs/benchmarks.md). Named tuples, or plain classes with
+    slots, are made in a fraction of that."""
+    done = subprocess.run(
+        [sys.executable, "-c", DATACLASSES_MADE, *RUN_PATH], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+
+
 def test_the_command_line_is_built_for_the_command_named_only() -> None:
     assert _command_named(["run", "--bundled", "node"]) == "run"
     assert _command_named(["--version"]) is None
