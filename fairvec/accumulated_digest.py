@@ -80,16 +80,29 @@ def canonical_record(answer: Mapping[str, Any]) -> bytes:
 # the same shortest digits as ECMAScript. The checks below decide on its text with the
 # strings blanked out, so a string that looks like a number changes nothing.
 
-_orjson_record: Callable[[Any], bytes] | None
+_orjson_record: Callable[[Any], bytes] | None = None
+_orjson_tried = False  # whether _load_orjson_record ran: _orjson_record is then final
+# orjson 3.x signs every exponent (1e+16, 1e-7), so that an exponent shows in the whole
+# text as e+ or e-, which no hex digits form: the strings need blanking out only where
+# e+, e-, ".0" then the end of a value, or null turns up (mostly inside a string).
+_SIGNED_EXPONENTS = False
 
 
 def _refuse(value: Any) -> Any:
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
-try:
-    import orjson
-
+def _load_orjson_record() -> None:
+    """orjson's writer, imported on the first record (a run without accumulated vectors
+    never imports orjson for them: 16 ms of start-up, see fairvec/jsonio.py)."""
+    global _orjson_record, _orjson_tried, _SIGNED_EXPONENTS
+    _orjson_tried = True
+    if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
+        return
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - the `fast` extra is not installed
+        return
     _orjson_record = partial(
         orjson.dumps,
         default=_refuse,
@@ -99,10 +112,8 @@ try:
         | orjson.OPT_PASSTHROUGH_DATACLASS
         | orjson.OPT_PASSTHROUGH_DATETIME,
     )
-except ImportError:  # pragma: no cover - the `fast` extra is not installed
-    _orjson_record = None
-if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
-    _orjson_record = None
+    _SIGNED_EXPONENTS = _orjson_record([1e16, 1e-7]) == b"[1e+16,1e-7]"
+
 
 _ASTRAL = re.compile(rb"[\xf0-\xf4]")  # the first byte of a 4-byte UTF-8 sequence
 # Outside the strings, 1-9 read as 1, E as e and a value's end (, ] }) as a comma, so that
@@ -110,17 +121,13 @@ _ASTRAL = re.compile(rb"[\xf0-\xf4]")  # the first byte of a 4-byte UTF-8 sequen
 # and false have no digit before their e) and null. (A regular expression took longer
 # than orjson itself; each search takes about 1.5 ns a byte.)
 _SHAPES = bytes.maketrans(b"23456789E]}", b"11111111e,,")
-# orjson 3.x signs every exponent (1e+16, 1e-7), so that an exponent shows in the whole
-# text as e+ or e-, which no hex digits form: the strings need blanking out only where
-# e+, e-, ".0" then the end of a value, or null turns up (mostly inside a string).
-_SIGNED_EXPONENTS = (
-    _orjson_record is not None and _orjson_record([1e16, 1e-7]) == b"[1e+16,1e-7]"
-)
 _SUSPECTS = bytes.maketrans(b"-]}", b"+,,")
 
 
 def _fast_record(answer: Any) -> bytes | None:
     """The record as orjson writes it, or None where that text might not be canonical."""
+    if not _orjson_tried:
+        _load_orjson_record()
     if _orjson_record is None:
         return None
     try:

@@ -20,18 +20,34 @@ from fairvec.regular_files import VECTOR_FILE_LIMIT, read_regular, replace_with
 # escape, NaN, a number beyond a double) and it reads an integer beyond 64 bits as a float,
 # so a caller falls back to json whenever orjson refuses, and where a long integer may be
 # present (see fast_loads) never asks orjson at all.
-_orjson_loads: Callable[[bytes], Any] | None
-_orjson_sorted: Callable[[Any], bytes] | None
-_orjson_dumps: Callable[[Any], bytes] | None
-try:
-    import orjson
+_orjson_loads: Callable[[bytes], Any] | None = None
+_orjson_sorted: Callable[[Any], bytes] | None = None
+_orjson_dumps: Callable[[Any], bytes] | None = None
+_orjson_tried = False  # whether _load_orjson ran: the three above are then final
 
+
+def _load_orjson() -> None:
+    """Import orjson, on first use: it imports dataclasses, inspect, uuid, datetime and
+    more (16 ms), which a rerun whose answers are all remembered never needs (see
+    trusted_loads)."""
+    global _orjson_loads, _orjson_sorted, _orjson_dumps, _orjson_tried
+    _orjson_tried = True
+    if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
+        return
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - the pure-Python path is tested by FAIRVEC_NO_ORJSON
+        return
     _orjson_loads, _orjson_dumps = orjson.loads, orjson.dumps
     _orjson_sorted = partial(orjson.dumps, option=orjson.OPT_SORT_KEYS)
-except ImportError:  # pragma: no cover - the pure-Python path is tested by FAIRVEC_NO_ORJSON
-    _orjson_loads = _orjson_sorted = _orjson_dumps = None
-if os.environ.get("FAIRVEC_NO_ORJSON"):  # measure or test the pure-Python path
-    _orjson_loads = _orjson_sorted = _orjson_dumps = None
+
+
+def orjson_ready() -> bool:
+    """Whether orjson is imported and in use: for a caller with one short text, which json
+    reads as fast as importing orjson would cost (see _load_orjson)."""
+    return _orjson_loads is not None
+
+
 # 19 digits in a row may be an integer beyond 64 bits (orjson would make it a float).
 # Found by mapping every digit to "0", "." to itself and everything else to " " (C speed,
 # several times faster than a regular expression over digit-heavy text such as hex seeds).
@@ -78,6 +94,8 @@ def compact_ascii(value: Any) -> bytes:
     about ten times faster where its text is ASCII; it may write a float another way than
     json (1e16 for 1e+16: the same number). json writes what orjson cannot or would write
     in UTF-8: non-ASCII text, a lone surrogate, an integer beyond 64 bits."""
+    if not _orjson_tried:
+        _load_orjson()
     if _orjson_dumps is not None:
         try:
             text = _orjson_dumps(value)
@@ -97,6 +115,8 @@ _ASCII_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
 def fast_loads(line: bytes) -> Any:
     """One short text (an adapter's line), parsed as json.loads would, faster where orjson
     is installed; raises what json.loads raises."""
+    if not _orjson_tried:
+        _load_orjson()
     if _orjson_loads is not None and not _long_digits(line):
         try:
             return _orjson_loads(line)
@@ -112,6 +132,8 @@ def fast_loads_each(lines: list[bytes]) -> list[Any] | None:
     does not send its whole batch the slow way). None when orjson is not installed or refuses any
     line, or json does, or json reads a NaN or an infinity, which orjson would have refused
     (then the caller parses them one by one, and says what is wrong)."""
+    if not _orjson_tried:
+        _load_orjson()
     if _orjson_loads is None:
         return None
     try:
@@ -136,15 +158,25 @@ FINITE_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 
 def trusted_loads(data: bytes) -> Any:
     """A text already known to parse alike under orjson and json (see vectorfiles): orjson
-    where installed, json otherwise."""
+    where installed, json otherwise. A small text (an index, a memo's header: under
+    ORJSON_WORTH) is read by json until something else has imported orjson, so that a
+    rerun whose answers are all remembered never imports it (16 ms; the index files of a
+    fast port's 34 algorithms, 0.6 MB, take 3 ms longer by json)."""
+    if not _orjson_tried and len(data) >= ORJSON_WORTH:
+        _load_orjson()
     if _orjson_loads is not None:
         return _orjson_loads(data)
     return json.loads(data)
 
 
+ORJSON_WORTH = 256 * 1024  # bytes of a text worth importing orjson for (see trusted_loads)
+
+
 def orjson_agrees(data: bytes, value: Any) -> bool:
     """Whether orjson reads ``data`` (already read by json as ``value``) to the same value,
     types included (so an integer it would turn into a float counts as disagreeing)."""
+    if not _orjson_tried:
+        _load_orjson()
     if _orjson_loads is None:
         return False
     try:
@@ -297,6 +329,8 @@ def same_json(expected: Any, actual: Any) -> bool:
     so != settles a difference at C speed; equal sorted orjson texts settle equality (the
     same text is the same JSON value); anything else (1 against 1.0, True against 1, keys
     in another order without orjson) is left to json_equal."""
+    if not _orjson_tried:
+        _load_orjson()
     if expected != actual:
         return False
     if _orjson_sorted is not None:
@@ -313,6 +347,8 @@ def same_json_list(expected: list[Any], actual: list[Any]) -> bool:
     False also when only json_equal could tell (then compare item by item). Equal sorted
     orjson texts of two lists mean equal texts item by item, since each item's text ends
     where its JSON value ends."""
+    if not _orjson_tried:
+        _load_orjson()
     if _orjson_sorted is None or expected != actual:
         return False
     try:
@@ -325,6 +361,8 @@ def same_json_each(expected: list[Any], actual: list[Any]) -> list[bool] | None:
     """Item by item, whether same_json_list would say the two items are the same JSON
     (False also where only json_equal could tell); None when orjson is not installed or
     cannot write an item (a lone surrogate, a huge integer)."""
+    if not _orjson_tried:
+        _load_orjson()
     dump = _orjson_sorted
     if dump is None:
         return None

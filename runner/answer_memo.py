@@ -50,7 +50,9 @@ import json
 import os
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
@@ -230,15 +232,42 @@ class AnswerMemo:
                 self._memos[algorithm, encoding] = memo
         return memo
 
-    def request_of(self, work: Work, encoding: str) -> bytes | None:
-        """The request line remembered for ``work``'s vector (without its newline), or
-        None. The first line served for a file that was not read whole starts its check
-        (check_served)."""
-        memo = self._memos.get((work.algorithm, encoding)) or self.memo_of(work.algorithm, encoding)
-        line = None if memo is None else memo.requests.get(work.vector["id"])
-        if line is not None and work.algorithm not in self._served:
-            self._serving(work.algorithm)
-        return line
+    def requests_of(self, works: Sequence[Work], encoding: str) -> list[bytes | None]:
+        """The request line remembered for each of ``works``'s vectors (without its
+        newline), or None; a run of one algorithm's looked up at once (a fill is 256 works,
+        most often of one file: a dict's get mapped over their ids). The first line served
+        for a file that was not read whole starts its check (check_served)."""
+        lines: list[bytes | None] = []
+        for algorithm, group in _runs_of_one_algorithm(works):
+            memo = self._memos.get((algorithm, encoding)) or self.memo_of(algorithm, encoding)
+            if memo is None:
+                lines += [None] * len(group)
+                continue
+            found = list(map(memo.requests.get, [work.vector["id"] for work in group]))
+            if algorithm not in self._served and found.count(None) < len(found):
+                self._serving(algorithm)
+            lines += found
+        return lines
+
+    def passes_in_turn(self, works: Sequence[Work], encoding: str, lines: list[bytes]) -> int:
+        """How many of ``lines``, from the first, pass for ``works`` in turn (see passes):
+        a run of one algorithm's compared at once with the newest answers remembered, as
+        one list with another, then line by line from where they differ."""
+        passed = 0
+        for algorithm, group in _runs_of_one_algorithm(works[: len(lines)]):
+            memo = self._memos.get((algorithm, encoding))
+            if memo is None:
+                return passed
+            ids = [work.vector["id"] for work in group]
+            got = lines[passed : passed + len(group)]
+            if got == list(map(memo.answers[0].get, ids)) and self.exempt.isdisjoint(ids):
+                passed += len(group)
+                continue
+            for work, line in zip(group, got, strict=True):
+                if not self.passes(work, encoding, line):
+                    return passed
+                passed += 1
+        return passed
 
     def passes(self, work: Work, encoding: str, line: bytes) -> bool:
         """Whether ``line`` is an answer that passed for ``work``'s vector before."""
@@ -327,6 +356,15 @@ class AnswerMemo:
         except FairvecError:  # missing, not a regular file, too large: a miss
             return None
         return parse_memo(raw, self._key(sha, encoding))
+
+
+def _runs_of_one_algorithm(works: Sequence[Work]) -> Iterator[tuple[str, list[Work]]]:
+    """``works`` cut where the algorithm changes, in order."""
+    for algorithm, group in groupby(works, key=_ALGORITHM):
+        yield algorithm, list(group)
+
+
+_ALGORITHM = attrgetter("algorithm")
 
 
 def _encoder(encoding: str) -> Callable[[Vector, str], bytes]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +227,8 @@ def _probe_writable(option: str, path: Path, folder: Path) -> None:
     are made when it is written, as pytest's --junitxml does). Permission bits alone say
     yes for root or for /proc, where no file can be made."""
     try:
+        import tempfile  # (only to probe a report's folder: 4 ms of start-up otherwise)
+
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".fairvec-probe-"):
             pass
     except OSError as error:

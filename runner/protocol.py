@@ -25,6 +25,7 @@ from fairvec.jsonio import (
     compact_ascii,
     deeper_than,
     fast_loads_each,
+    orjson_ready,
 )
 
 if TYPE_CHECKING:  # jsonschema is imported where used, data_model never: start-up time
@@ -217,7 +218,9 @@ def _decode(line: bytes) -> tuple[Any, str | None]:
 def _read(line: bytes) -> tuple[Any, str | None]:
     """The value of a line and, when it is not strict JSON, why; raises what json.loads
     raises for a line that is no JSON at all."""
-    parsed = fast_loads_each([line])  # orjson's, which refuses NaN and the infinities
+    # orjson's, which refuses NaN and the infinities; not imported for this line alone (a
+    # hello: a rerun whose answers are remembered may need orjson for nothing else)
+    parsed = fast_loads_each([line]) if orjson_ready() else None
     if parsed is not None and _no_key_dropped(compact_ascii(parsed[0]).count(b":"), line):
         return parsed[0], None
     try:

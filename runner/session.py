@@ -371,7 +371,7 @@ class Session:
             if self.before_send is not None:
                 self.before_send(works)
             return b"".join([encode(work.vector, work.algorithm) for work in works])
-        remembered = [memo.request_of(work, encoding) for work in works]  # (no newline)
+        remembered = memo.requests_of(works, encoding)  # (each without its newline)
         unmade = [at for at, line in enumerate(remembered) if line is None]
         if unmade and self.before_send is not None:
             self.before_send([works[at] for at in unmade])
@@ -447,8 +447,10 @@ class Session:
     def _ended_in_turn(self, heads: list[Flight], results: list[Result]) -> None:
         """The first requests in flight, answered in turn with ``results``."""
         self._attribution.end_heads(heads, results)
-        for result in results:
-            self._finish(result)
+        self._results += results
+        if self.on_result is not ignore_result:
+            for result in results:
+                self.on_result(result)
         self._alive()
         self._stderr_mark = self._stderr_total
 
@@ -460,11 +462,7 @@ class Session:
         if memo is None or not memo.enabled:
             return 0
         encoding = self.hello.lone_surrogates
-        answered = 0
-        for head, line in zip(heads, lines, strict=False):
-            if not memo.passes(head.work, encoding, line):
-                break
-            answered += 1
+        answered = memo.passes_in_turn([head.work for head in heads], encoding, lines)
         if answered:
             ended = heads[:answered]
             self._ended_in_turn(

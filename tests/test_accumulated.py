@@ -237,6 +237,7 @@ def test_the_fast_records_are_the_canonical_ones(
 ) -> None:
     # orjson's text where it is provably canonical, else canonical(): the same bytes (with
     # the quick look at the whole text, and with the strings always blanked out)
+    accumulated_digest._load_orjson_record()
     if accumulated_digest._orjson_record is None:
         pytest.skip("orjson is not installed (or FAIRVEC_NO_ORJSON is set)")
     if signed_exponents and not accumulated_digest._SIGNED_EXPONENTS:

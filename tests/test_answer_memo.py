@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
 import textwrap
 import time
@@ -19,6 +20,7 @@ from support import MISBEHAVING, Completed, copied_families, fairvec, private_ca
 from fairvec.file_hashes import KnownHashes
 from fairvec.runner import answer_memo
 from fairvec.runner.answer_memo import ANSWERS_KEPT, AnswerMemo, FileMemo, parse_memo
+from fairvec.runner.results import Work
 from fairvec.vectorfiles import load_vector_files
 
 DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
@@ -150,6 +152,42 @@ def test_the_judging_code_is_named_by_its_modules(monkeypatch: pytest.MonkeyPatc
     assert answer_memo.judging_code() not in ("", name)
 
 
+def _two_files(folder: Path) -> tuple[AnswerMemo, list[Work]]:
+    """A memo of two algorithms' files, a/1..a/3 as _memo() and b/1 passed, and the works."""
+    memo = AnswerMemo(folder, [])
+    other = FileMemo({}, [])
+    other.learn_request("b/1", b'{"id":"b/1"}')
+    other.learn_pass("b/1", b'{"id":"b/1","output":1}')
+    memo._memos = {("a", "escaped"): _memo(), ("b", "escaped"): other}
+    memo._served = {"a", "b"}
+    works = [Work({"id": i, "variant": None}, i[0], {}) for i in ("a/1", "a/3", "b/1", "a/2")]
+    return memo, works
+
+
+ANSWERS = [b'{"id":"a/1","output":1}', b'{"id":"a/3","output":3}', b'{"id":"b/1","output":1}']
+
+
+def test_answers_pass_in_turn_across_files_up_to_the_first_that_differs(tmp_path: Path) -> None:
+    memo, works = _two_files(tmp_path)
+    assert memo.passes_in_turn(works, "escaped", ANSWERS) == 3
+    assert memo.passes_in_turn(works, "escaped", [*ANSWERS, b'{"id":"a/2","output":2}']) == 3
+    changed = [ANSWERS[0], b'{"id":"a/3","output":4}', ANSWERS[2]]
+    assert memo.passes_in_turn(works, "escaped", changed) == 1
+    assert memo.passes_in_turn(works, "marked", ANSWERS) == 0  # nothing under that encoding
+    memo._memos["a", "escaped"].learn_pass("a/1", b'{"id":"a/1","output":1.0}')
+    assert memo.passes_in_turn(works, "escaped", ANSWERS) == 3  # (the older answer passes too)
+    memo.exempt = {"a/3"}  # listed in --known-failures: judged in full
+    assert memo.passes_in_turn(works, "escaped", ANSWERS) == 1
+
+
+def test_requests_are_looked_up_a_file_at_a_time_in_the_works_order(tmp_path: Path) -> None:
+    memo, works = _two_files(tmp_path)
+    unknown = Work({"id": "c/1", "variant": None}, "c", {})
+    assert memo.requests_of([*works, unknown], "escaped") == [
+        b'{"id":"a/1"}', b'{"id":"a/3"}', b'{"id":"b/1"}', b'{"id":"a/2"}', None,
+    ]  # fmt: skip
+
+
 # -- runs -------------------------------------------------------------------------------------
 
 
@@ -166,6 +204,33 @@ def test_a_remembered_run_reports_exactly_what_a_judged_one_does(
         if run == "cold":
             assert len(_memo_files(own_cache)) == 2  # one a file sent from
     assert reports[0] == reports[1] == reports[2]
+
+
+IMPORTED_AFTER_A_RUN = """
+import sys
+from fairvec.cli import main
+status = main(sys.argv[1:])
+print(status, *(name for name in ("orjson", "dataclasses") if name in sys.modules))
+"""
+
+
+def test_a_remembered_run_imports_neither_orjson_nor_dataclasses(
+    vectors: Path, tmp_path: Path
+) -> None:
+    """Their imports are 16 ms of a fast port's rerun (jsonio imports orjson on first use,
+    for a text worth it; runner/results.py has no dataclass): a rerun whose answers are
+    all remembered needs neither."""
+    time.sleep(1.2)  # the files settle: the rerun knows them by their remembered hashes
+    assert _run(vectors, tmp_path / "first.json").status == 0
+    arguments = [
+        "run", "--vectors", str(vectors), "--tier", "none", "--json", str(tmp_path / "r.json"),
+        "--", "python3", str(MISBEHAVING), "--algorithms", DECLARED,
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTED_AFTER_A_RUN, *arguments], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "0"  # passed, and neither imported
 
 
 def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
