@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -61,6 +61,14 @@ def select(
         variants[algorithm] = vector_file.variants
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
             works += [Work(vector, algorithm, schema) for vector in vector_file.chosen_by]
+            continue
+        if not keywords:  # tags alone decide, once per list of tags (skeletons share them)
+            kept = _kept_by_tags(tags, excluded)
+            works += [
+                Work(vector, algorithm, schema)
+                for vector in vector_file.chosen_by
+                if kept(vector["tags"])
+            ]
             continue
         works += [
             Work(vector, algorithm, schema)
@@ -116,9 +124,29 @@ def wanted(
     """Whether -k, --tag and --exclude-tag keep ``vector``."""
     if keywords and not any(_keyword(vector["id"], k) for k in keywords):
         return False
-    if tags and tags.isdisjoint(vector["tags"]):
+    return _tags_kept(vector["tags"], tags, excluded)
+
+
+def _tags_kept(vector_tags: list[str], tags: set[str], excluded: set[str]) -> bool:
+    if tags and tags.isdisjoint(vector_tags):
         return False
-    return not (excluded and not excluded.isdisjoint(vector["tags"]))
+    return not (excluded and not excluded.isdisjoint(vector_tags))
+
+
+def _kept_by_tags(tags: set[str], excluded: set[str]) -> Callable[[list[str]], bool]:
+    """Whether --tag and --exclude-tag keep a vector with these tags, decided once per list
+    (by identity: a skeletal file's vectors share one list for the same tags; the lists
+    live as long as their vectors, so an identity is never reused meanwhile)."""
+    decided: dict[int, bool] = {}
+
+    def kept(vector_tags: list[str]) -> bool:
+        verdict = decided.get(id(vector_tags))
+        if verdict is None:
+            verdict = _tags_kept(vector_tags, tags, excluded)
+            decided[id(vector_tags)] = verdict
+        return verdict
+
+    return kept
 
 
 def select_works(options: SelectionOptions) -> list[Work]:

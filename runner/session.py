@@ -23,7 +23,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import islice
+from itertools import groupby, islice, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.runner.attribution import (
@@ -293,18 +294,29 @@ class Session:
 
     def _sorted_out(self, works: Sequence[Work]) -> tuple[list[Work], list[tuple[Work, str]]]:
         """The works the hello declares, and the others with the reason (found once per
-        algorithm and variant: a run may skip tens of thousands)."""
-        reasons: dict[tuple[str, str | None], str | None] = {}
-        supported, skipped = [], []
-        for work in works:
-            key = (work.algorithm, work.vector["variant"])
-            if key not in reasons:
-                reasons[key] = self._unsupported_reason(work)
-            reason = reasons[key]
-            if reason is None:
-                supported.append(work)
-            else:
-                skipped.append((work, reason))
+        algorithm and variant, a file's works taken at once where the hello declares all
+        or none of them: a run may skip tens of thousands)."""
+        supported: list[Work] = []
+        skipped: list[tuple[Work, str]] = []
+        for algorithm, group in groupby(works, key=attrgetter("algorithm")):
+            run = list(group)
+            reasons = {
+                variant: self._unsupported_reason(algorithm, variant)
+                for variant in {work.vector["variant"] for work in run}
+            }
+            if len(set(reasons.values())) == 1:  # all declared, or all not: the usual
+                reason = next(iter(reasons.values()))
+                if reason is None:
+                    supported += run
+                else:
+                    skipped += zip(run, repeat(reason))
+                continue
+            for work in run:
+                reason = reasons[work.vector["variant"]]
+                if reason is None:
+                    supported.append(work)
+                else:
+                    skipped.append((work, reason))
         return supported, skipped
 
     def _skip(self, skipped: list[tuple[Work, str]]) -> list[Result]:
@@ -315,11 +327,10 @@ class Session:
                 self.on_result(result)
         return results
 
-    def _unsupported_reason(self, work: Work) -> str | None:
-        variants = self.hello.algorithms.get(work.algorithm)
+    def _unsupported_reason(self, algorithm: str, variant: str | None) -> str | None:
+        variants = self.hello.algorithms.get(algorithm)
         if variants is None:
-            return f"the adapter does not implement {work.algorithm}"
-        variant = work.vector["variant"]
+            return f"the adapter does not implement {algorithm}"
         if variant is not None and variant not in variants:
             return f"the adapter does not implement variant {variant!r}"
         return None
