@@ -226,9 +226,10 @@ def test_a_remembered_run_imports_neither_orjson_nor_dataclasses(
         "run", "--vectors", str(vectors), "--tier", "none", "--json", str(tmp_path / "r.json"),
         "--", "python3", str(MISBEHAVING), "--algorithms", DECLARED,
     ]  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-c", IMPORTED_AFTER_A_RUN, *arguments], capture_output=True, text=True
-    )
+    done = subprocess.run(  # (elsewhere than the repository: fairvec is the installed one)
+        [sys.executable, "-c", IMPORTED_AFTER_A_RUN, *arguments],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == "0"  # passed, and neither imported
 

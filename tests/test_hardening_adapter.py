@@ -169,11 +169,14 @@ def test_an_answer_naming_the_request_two_ahead_charges_its_own_vector_alone(
     tmp_path: Path, jobs: str
 ) -> None:
     ids = selected_ids()
-    wrong = [ids[3], ids[400], ids[-9]]
+    # The adapter waits for the two requests after the wrong one. With -j 2, one near the
+    # end of the queue may have none left after it in its adapter's stream (the other took
+    # them): it then times out, which is another test's case. So it is far from the end.
+    wrong = [ids[3], ids[400], ids[-9] if jobs == "1" else ids[-700]]
     status, report = run_many(tmp_path, jobs, *(f"two-ahead:{i}" for i in wrong))
     charged = {r["id"]: r["message"] for r in report["results"] if r["status"] != "pass"}
     assert set(charged) == set(wrong), charged
-    assert all("a later request's" in message for message in charged.values())
+    assert all("a later request's" in message for message in charged.values()), charged
     assert status == 1
 
 
