@@ -25,8 +25,8 @@ SKIP_REASONS = (
 
 # The runner's records are named tuples and plain classes with slots, not dataclasses: a
 # run's start-up paid 35 ms (a tenth of a fast port's whole run) to import dataclasses and
-# to generate the methods of its 27 classes (docs/benchmarks.md, "Start-up without
-# dataclasses").
+# to generate the methods of its 27 classes (docs/benchmarks.md, "Figures, 2026-11-26
+# (third session)").
 
 
 class KnownFailure(NamedTuple):
@@ -37,8 +37,28 @@ class KnownFailure(NamedTuple):
     line: int
 
 
-class Result:
-    """How one vector ended (one per vector: a plain class with slots, made fast)."""
+class _Record:
+    """A plain class with slots (one per vector, made fast), equal to another of its class
+    by value, shown with its fields."""
+
+    __slots__: tuple[str, ...] = ()
+    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Record) or type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{slot}={getattr(self, slot)!r}" for slot in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+    def _values(self) -> list[Any]:
+        return [getattr(self, slot) for slot in self.__slots__]
+
+
+class Result(_Record):
+    """How one vector ended."""
 
     __slots__ = (
         "algorithm",
@@ -54,7 +74,6 @@ class Result:
         "unexpected_pass",
         "vector",
     )
-    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
 
     def __init__(
         self,
@@ -88,20 +107,11 @@ class Result:
     def id(self) -> str:
         return str(self.vector["id"])
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Result:
-            return NotImplemented
-        return _values(self) == _values(other)
 
-    def __repr__(self) -> str:
-        return _shown("Result", self)
-
-
-class Work:
-    """A vector to send (a plain class with slots: one per vector, made fast)."""
+class Work(_Record):
+    """A vector to send."""
 
     __slots__ = ("algorithm", "fields", "output_schema", "vector")
-    __hash__ = None  # type: ignore[assignment]  # equal by value, so not hashable
 
     def __init__(
         self,
@@ -115,23 +125,6 @@ class Work:
         self.algorithm = algorithm
         self.output_schema = output_schema
         self.fields = fields
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Work:
-            return NotImplemented
-        return _values(self) == _values(other)
-
-    def __repr__(self) -> str:
-        return _shown("Work", self)
-
-
-def _values(record: Result | Work) -> list[Any]:
-    return [getattr(record, name) for name in record.__slots__]
-
-
-def _shown(name: str, record: Result | Work) -> str:
-    shown = ", ".join(f"{slot}={getattr(record, slot)!r}" for slot in record.__slots__)
-    return f"{name}({shown})"
 
 
 def skip_reason(result: Result, declared: dict[str, list[str]]) -> str:

@@ -234,48 +234,19 @@ def test_a_remembered_run_imports_neither_orjson_nor_dataclasses(
     assert done.stdout.split("\n")[-2] == "0"  # passed, and neither imported
 
 
-def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
-    """In process: a session over battle.move twice; the second reads nothing whole."""
+def _read_whole_in_a_run(vectors: Path, judging: str | None = None) -> bool:
+    """One session over battle.move with the memo (under the judging code ``judging``, if
+    given): whether its file was read whole (False: every answer and request came from the
+    memo)."""
     from fairvec.runner.options import SelectionOptions
     from fairvec.runner.selection import Filler, select
     from fairvec.runner.session import Session
 
-    time.sleep(1.2)  # settled: the second load knows the file by its remembered hash
-    read: list[bool] = []
-    for _ in range(2):
-        load_vector_files(vectors, skeletal=True)  # indexed (and hashes remembered)
-        options = SelectionOptions(vectors=vectors, algorithms=("battle.move",))
-        selection = select(options, skeletal=True)
-        memo = AnswerMemo(answer_memo_folder(), selection.files)
-        filler = Filler(selection)
-        command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
-        session = Session(
-            command, timeout=30, window=64, memo=memo,
-            before_send=filler.before_send, before_judge=filler.before_send,
-        )  # fmt: skip
-        try:
-            results = session.run(selection.works)
-        finally:
-            session.close()
-        memo.check_served()
-        memo.save()
-        assert {r.status for r in results} == {"pass"}
-        read.append(not selection.files[0].unread)
-    assert read == [True, False]
-
-
-def _read_whole_in_a_run(vectors: Path, judging: str) -> bool:
-    """One session over battle.move with the memo under the judging code ``judging``:
-    whether its file was read whole (False: every answer and request came from the memo)."""
-    from fairvec.runner.options import SelectionOptions
-    from fairvec.runner.selection import Filler, select
-    from fairvec.runner.session import Session
-
-    load_vector_files(vectors, skeletal=True)
+    load_vector_files(vectors, skeletal=True)  # indexed (and hashes remembered)
     options = SelectionOptions(vectors=vectors, algorithms=("battle.move",))
     selection = select(options, skeletal=True)
     memo = AnswerMemo(answer_memo_folder(), selection.files)
-    memo.judging = judging
+    memo.judging = judging or memo.judging
     filler = Filler(selection)
     command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
     session = Session(
@@ -290,6 +261,12 @@ def _read_whole_in_a_run(vectors: Path, judging: str) -> bool:
     memo.save()
     assert {r.status for r in results} == {"pass"}
     return not selection.files[0].unread
+
+
+def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
+    """In process: a session over battle.move twice; the second reads nothing whole."""
+    time.sleep(1.2)  # settled: the second load knows the file by its remembered hash
+    assert [_read_whole_in_a_run(vectors) for _ in range(2)] == [True, False]
 
 
 def test_two_installs_run_in_turn_each_keep_their_memo(vectors: Path, own_cache: Path) -> None:
