@@ -25,10 +25,8 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from fairvec import accumulated_digest
 from fairvec.errors import FairvecError
 from fairvec.jsonio import parse_json, same_json
-from fairvec.runner import accumulated_by_port
 from fairvec.runner import claims as claims_module
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.results import Result, Work
@@ -44,7 +42,9 @@ from fairvec.vectorfiles import (
 if TYPE_CHECKING:
     import jsonschema
 
+    from fairvec import accumulated_digest
     from fairvec.data_model import AccumulatedVector, Request, ShownAccumulated, Vector
+    from fairvec.runner import accumulated_by_port
 
 SHOWN_INPUT = 300  # characters of a case's input quoted in a message
 
@@ -208,6 +208,8 @@ def _of_tier(entries: list[AccumulatedVector], tier: str) -> list[AccumulatedVec
 
 
 def _default_id(full_id: str) -> str:
+    from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
+
     head, at, variant = full_id.partition("@")
     return head.removesuffix(accumulated_digest.FULL_SUFFIX) + at + variant
 
@@ -289,6 +291,8 @@ class _Collector:
 
 
 def _record(answer: dict[str, Any]) -> bytes | None:
+    from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
+
     try:
         return accumulated_digest.record(answer)
     except (ValueError, TypeError):  # NaN or Infinity: run_one encodes it again, and says so
@@ -331,6 +335,7 @@ def _blocks(
 ) -> Iterator[tuple[int, list[dict[str, Any]], list[Result]]]:
     """(the index of its first case, its inputs, the session's Results) for each block of
     ``first_block`` on, each sent in one run of the session."""
+    from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
     stream = chosen.entry["stream"]
     inputs = accumulated_digest.cases(stream["seed"], stream["input"])
     for _ in islice(inputs, (first_block - 1) * chosen.block):
@@ -391,6 +396,7 @@ def _work(chosen: Accumulated, index: int, inputs: dict[str, Any]) -> Work:
 
 def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Result:
     """Stream every case of ``chosen``; stop at the first differing block or bad case."""
+    from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
     total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
     seconds = 0.0
@@ -457,6 +463,7 @@ def _quoted(inputs: dict[str, Any]) -> str:
 def first_differing_block(session: Session, chosen: Accumulated) -> int | None:
     """The first block whose checkpoint differs (a case the adapter does not answer
     counts as differing there), or None when the whole stream matches."""
+    from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
     total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
     for first, _batch, results in _blocks(session, chosen):
@@ -521,6 +528,7 @@ def _run_or_ask(
 ) -> Result:
     """Ask the adapter for the digest when its hello says it computes them (one request
     instead of a case each), else stream the cases."""
+    from fairvec.runner import accumulated_by_port  # (here, as accumulated_digest)
     if not session.hello.accumulate:
         return run_one(session, chosen, command)
     try:

@@ -8,7 +8,12 @@ again without being parsed or judged; and the request line sent for a vector is 
 made for it before under the same request encoding (the hello's ``lone_surrogates``, per
 adapter start: a restarted adapter may greet otherwise). A run whose selected answers all
 pass so then reads none of its vector files whole: the slowest part of a fast port's
-run (docs/benchmarks.md, "A fast port"). Nothing else is taken on trust:
+run (docs/benchmarks.md, "A fast port"). And a file whose selected vectors are all the
+vectors remembered for it, in its order, each with a passing answer, is replayed
+(replay_of, Session._replay): its request lines sent as the one section of the memo file
+they are, and the adapter's output compared with the section of their newest answers as
+bytes, without a line split or looked up, until the first byte that differs. Nothing else
+is taken on trust:
 
 - an answer line that differs in any byte (a changed port, another port) is parsed and
   judged as ever, and its file read whole for it (selection.Filler);
@@ -37,8 +42,11 @@ up to ANSWERS_KEPT answers a vector (two ports run in turn both hit); best effor
 every cache here: an unreadable or malformed file is a miss, an unwritable folder no error.
 
 A memo file: lines. One of JSON (the key; the vectors' ids; for the newest answers, then
-the ones before, which of the vectors have one), then the request lines in the ids' order,
-then the answers, the newest first.
+the ones before, which of the vectors have one; the byte size of each section below),
+then the request lines in the ids' order, then the answers, the newest first. The sizes
+let a file be read without being split into lines; the sections a replay sends and
+compares (the requests, the newest answers) are checked to hold one whole line each
+(parse_memo), an older one when it is split (a malformed older section is forgotten).
 """
 
 from __future__ import annotations
@@ -52,9 +60,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from itertools import groupby
-from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard, cast
 
 from fairvec import __version__
 from fairvec.errors import FairvecError
@@ -62,6 +69,7 @@ from fairvec.file_hashes import is_sha256
 from fairvec.jsonio import compact_ascii, trusted_loads
 from fairvec.regular_files import read_regular, replace_with
 from fairvec.runner.protocol import SURROGATE_ENCODINGS, marked_request_bytes, request_bytes
+from fairvec.runner.results import ALGORITHM
 from fairvec.vectorfiles import read_as_hashed
 
 if TYPE_CHECKING:
@@ -69,7 +77,10 @@ if TYPE_CHECKING:
     from fairvec.runner.results import Result, Work
     from fairvec.vectorfiles import VectorFile
 
-MEMO_FORMAT = 1  # bump when a memo file comes to mean more
+MEMO_FORMAT = 2  # bump when a memo file comes to mean more (2: the sections' sizes)
+# The folder: the format is part of each file's name (judging_code), so a file of an older
+# format (an older install's, run in turn with this one) is pruned with the rest, not read.
+MEMO_FOLDER = "answers-1"
 ANSWERS_KEPT = 2  # passing answers remembered a vector, the newest first
 MEMO_FILES_KEPT = 512  # memo files in the cache folder, the newest kept
 MEMO_FILE_LIMIT = 256 * 1024 * 1024  # bytes: a memo file larger is not read
@@ -81,6 +92,7 @@ JUDGING_MODULES = (
     "fairvec.runner.session",
     "fairvec.runner.attribution",
     "fairvec.runner.answer_memo",
+    "fairvec.runner.process",  # (read_expected: a replayed block passes byte for byte)
 )
 
 
@@ -98,20 +110,85 @@ def judging_code() -> str:
     return hashlib.sha256(json.dumps(named).encode()).hexdigest()
 
 
+class Replay(NamedTuple):
+    """A file's remembered request lines and their newest answers, as two spans of its
+    memo file's bytes, to be sent and compared as blocks (Session._replay)."""
+
+    raw: bytes
+    requests: tuple[int, int]  # where the request lines are in ``raw``, in ``ids``' order
+    answers: tuple[int, int]  # where their newest answers are, in the same order
+    ids: list[str]
+
+
+class _Sections(NamedTuple):
+    """A memo file read but not yet split into lines: its bytes, the vectors' ids, which
+    have an answer of each rank, and where each section (the requests, then each rank's
+    answers) begins, with the end last."""
+
+    raw: bytes
+    ids: list[str]
+    answered: list[list[int]]
+    starts: list[int]
+
+
 class FileMemo:
     """The request line and the passing answers remembered for each vector of one vector
     file (by its SHA-256) under one request encoding. ``answers[0]`` holds each vector's
-    newest passing answer, ``answers[1]`` the one before, and so on (ANSWERS_KEPT)."""
+    newest passing answer, ``answers[1]`` the one before, and so on (ANSWERS_KEPT). One read
+    from a file is split into lines only when a line is looked up: a replay (replay_of)
+    sends and compares whole sections."""
 
-    def __init__(self, requests: dict[str, bytes], answers: list[dict[str, bytes]]) -> None:
-        self.requests = requests
-        self.answers = answers + [{} for _ in range(ANSWERS_KEPT - len(answers))]
+    def __init__(
+        self,
+        requests: dict[str, bytes],
+        answers: list[dict[str, bytes]],
+        sections: _Sections | None = None,
+    ) -> None:
+        self._requests = requests
+        self._answers = answers + [{} for _ in range(ANSWERS_KEPT - len(answers))]
+        self._sections = sections  # split into the two above on first use
         self.changed = False
 
+    @property
+    def requests(self) -> dict[str, bytes]:
+        if self._sections is not None:
+            self._split()
+        return self._requests
+
+    @property
+    def answers(self) -> list[dict[str, bytes]]:
+        if self._sections is not None:
+            self._split()
+        return self._answers
+
+    def _split(self) -> None:
+        """The sections made lines (their counts were checked by parse_memo)."""
+        raw, ids, answered, starts = cast(_Sections, self._sections)
+        self._sections = None
+        self._requests = dict(zip(ids, _split_lines(raw, starts[0], starts[1]), strict=True))
+        for rank, indices in enumerate(answered):
+            begin, end = starts[rank + 1], starts[rank + 2]
+            if _whole_lines(raw, begin, end, len(indices)):  # (else forgotten: malformed)
+                lines = _split_lines(raw, begin, end)
+                self._answers[rank] = dict(zip(map(ids.__getitem__, indices), lines, strict=True))
+
+    def replay_of(self, ids: list[str]) -> Replay | None:
+        """The request lines and newest answers of ``ids`` as spans of the file read, when
+        ``ids`` are all its vectors in its order, each with an answer, and nothing has been
+        looked up or learnt since it was read."""
+        sections = self._sections
+        if sections is None or sections.ids != ids or not sections.answered:
+            return None
+        if len(sections.answered[0]) != len(ids):  # (increasing: then every index)
+            return None
+        starts = sections.starts
+        return Replay(sections.raw, (starts[0], starts[1]), (starts[1], starts[2]), ids)
+
     def passes(self, vector_id: str, line: bytes) -> bool:
-        if self.answers[0].get(vector_id) == line:  # the usual hit, without a generator
+        answers = self.answers
+        if answers[0].get(vector_id) == line:  # the usual hit, without a generator
             return True
-        return any(rank.get(vector_id) == line for rank in self.answers[1:])
+        return any(rank.get(vector_id) == line for rank in answers[1:])
 
     def learn_request(self, vector_id: str, line: bytes) -> None:
         """``line``: as sent, without its newline."""
@@ -127,54 +204,95 @@ class FileMemo:
         """``line``: an answer line, without its newline."""
         if vector_id not in self.requests or b"\n" in line:
             return  # only with the request it answered
-        last = self.answers[0].get(vector_id)
+        answers = self.answers
+        last = answers[0].get(vector_id)
         if last == line:
             return
         self.changed = True
         if last is None:  # the first answer (a first run's every vector): nothing to shift
-            self.answers[0][vector_id] = line
+            answers[0][vector_id] = line
             return
-        kept = [found for rank in self.answers if (found := rank.get(vector_id)) is not None]
+        kept = [found for rank in answers if (found := rank.get(vector_id)) is not None]
         newest = [line, *(old for old in kept if old != line)][:ANSWERS_KEPT]
-        for rank, answer in zip(self.answers, newest + [None] * ANSWERS_KEPT, strict=False):
+        for rank, answer in zip(answers, newest + [None] * ANSWERS_KEPT, strict=False):
             if answer is None:
                 rank.pop(vector_id, None)
             else:
                 rank[vector_id] = answer
 
     def render(self, key: dict[str, str]) -> bytes:
-        ids = list(self.requests)
-        ranks = [[at for at, i in enumerate(ids) if i in rank] for rank in self.answers]
-        header = compact_ascii({**key, "ids": ids, "answered": ranks})
-        parts = [header, *(self.requests[vector_id] for vector_id in ids)]
-        for rank, indices in zip(self.answers, ranks, strict=True):
-            parts += [rank[ids[at]] for at in indices]
-        return b"\n".join(parts) + b"\n"
+        requests, answers = self.requests, self.answers
+        ids = list(requests)
+        ranks = [[at for at, i in enumerate(ids) if i in rank] for rank in answers]
+        sections = [_lines([requests[vector_id] for vector_id in ids])]
+        sections += [
+            _lines([rank[ids[at]] for at in indices])
+            for rank, indices in zip(answers, ranks, strict=True)
+        ]
+        sizes = list(map(len, sections))
+        header = compact_ascii({**key, "ids": ids, "answered": ranks, "sizes": sizes})
+        return b"".join([header, b"\n", *sections])
+
+
+def _lines(lines: list[bytes]) -> bytes:
+    """``lines``, each ended by a newline."""
+    return b"\n".join(lines) + b"\n" if lines else b""
 
 
 def parse_memo(raw: bytes, key: dict[str, str]) -> FileMemo | None:
-    """The memo in ``raw``, or None when it is malformed or made under another key. Split
-    by C in one pass, not sliced a vector at a time: a suite's memo is 20,000 lines."""
-    lines = raw.split(b"\n")
+    """The memo in ``raw``, or None when it is malformed or made under another key. Not
+    split into lines here (FileMemo splits it on first use; a replay never does), but each
+    section's lines counted by C: a suite's memo is 20,000 lines, 11 MB for a fast port's
+    34 algorithms."""
+    header_end = raw.find(b"\n") + 1
     try:  # (a long integer: orjson refuses it, a miss; fast_loads would scan for one first)
-        header = trusted_loads(lines[0])
+        header = trusted_loads(raw[: max(header_end - 1, 0)] if header_end else raw)
     except (ValueError, RecursionError):  # RecursionError: json, on a header nested deep
         return None
-    if not isinstance(header, dict) or any(header.get(k) != v for k, v in key.items()):
+    if not header_end or not isinstance(header, dict):
         return None
-    ids, answered = header.get("ids"), header.get("answered")
+    if any(header.get(k) != v for k, v in key.items()):
+        return None
+    ids, answered, sizes = header.get("ids"), header.get("answered"), header.get("sizes")
     if not (_strings(ids) and _rankings(answered, len(ids))) or len(set(ids)) != len(ids):
         return None
-    if lines.pop() != b"" or len(lines) != 1 + len(ids) + sum(map(len, answered)):
+    counts = [len(ids), *map(len, answered)]
+    starts = _section_starts(raw, header_end, sizes, counts)
+    if starts is None:
         return None
-    at = 1 + len(ids)
-    remembered = dict(zip(ids, lines[1:at], strict=True))
-    ranks = []
-    for indices in answered:
-        answers_of = lines[at : at + len(indices)]
-        ranks.append(dict(zip(map(ids.__getitem__, indices), answers_of, strict=True)))
-        at += len(indices)
-    return FileMemo(remembered, ranks)
+    return FileMemo({}, [], _Sections(raw, ids, answered, starts))
+
+
+def _section_starts(raw: bytes, at: int, sizes: object, counts: list[int]) -> list[int] | None:
+    """Where each section begins from ``at`` (the end last), when ``sizes`` are the byte
+    sizes of sections that fill ``raw`` exactly; else None. The first two (the requests and
+    the newest answers, what a replay sends and compares) must hold ``counts`` whole lines;
+    the others are counted when split (FileMemo._split)."""
+    if not (isinstance(sizes, list) and len(sizes) == len(counts)):
+        return None
+    if not set(map(type, sizes)) <= {int} or min(sizes, default=0) < 0:
+        return None
+    starts = [at]
+    for size in sizes:
+        starts.append(starts[-1] + size)
+    if starts[-1] != len(raw):
+        return None
+    for begin, end, count in zip(starts[:2], starts[1:3], counts, strict=False):
+        if not _whole_lines(raw, begin, end, count):
+            return None
+    return starts
+
+
+def _split_lines(raw: bytes, begin: int, end: int) -> list[bytes]:
+    """The lines of ``raw[begin:end]``, whole lines (_whole_lines), without their newlines."""
+    return raw[begin : end - 1].split(b"\n") if end > begin else []
+
+
+def _whole_lines(raw: bytes, begin: int, end: int, count: int) -> bool:
+    """Whether ``raw[begin:end]`` is ``count`` lines, each ended by a newline."""
+    if not count:
+        return begin == end
+    return raw[end - 1 : end] == b"\n" and raw.count(b"\n", begin, end) == count
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:
@@ -206,7 +324,7 @@ class AnswerMemo:
     shows what the port sent for an unexpected pass)."""
 
     def __init__(self, folder: Path | None, files: list[VectorFile]) -> None:
-        self.folder = None if folder is None else folder / f"answers-{MEMO_FORMAT}"
+        self.folder = None if folder is None else folder / MEMO_FOLDER
         self.judging = judging_code() if folder is not None else ""
         self.enabled = self.folder is not None and bool(self.judging)
         self.exempt: set[str] = set()
@@ -248,6 +366,23 @@ class AnswerMemo:
                 self._serving(algorithm)
             lines += found
         return lines
+
+    def replay_of(self, works: list[Work], encoding: str) -> Replay | None:
+        """``works``, a run of one algorithm's, as a block to send and compare whole
+        (Session._replay): when they are all the vectors remembered for their file, in its
+        order, each with a passing answer, none of them exempt. Starts the file's check
+        (check_served) as a request line served would."""
+        algorithm = works[0].algorithm
+        memo = self._memos.get((algorithm, encoding)) or self.memo_of(algorithm, encoding)
+        if memo is None:
+            return None
+        ids = [work.vector["id"] for work in works]
+        replay = memo.replay_of(ids)
+        if replay is None or not self.exempt.isdisjoint(ids):
+            return None
+        if algorithm not in self._served:
+            self._serving(algorithm)
+        return replay
 
     def passes_in_turn(self, works: Sequence[Work], encoding: str, lines: list[bytes]) -> int:
         """How many of ``lines``, from the first, pass for ``works`` in turn (see passes):
@@ -360,11 +495,8 @@ class AnswerMemo:
 
 def _runs_of_one_algorithm(works: Sequence[Work]) -> Iterator[tuple[str, list[Work]]]:
     """``works`` cut where the algorithm changes, in order."""
-    for algorithm, group in groupby(works, key=_ALGORITHM):
+    for algorithm, group in groupby(works, key=ALGORITHM):
         yield algorithm, list(group)
-
-
-_ALGORITHM = attrgetter("algorithm")
 
 
 def _encoder(encoding: str) -> Callable[[Vector, str], bytes]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shutil
 import sys
 
 from fairvec.errors import FairvecError
@@ -145,6 +144,8 @@ def bundled_adapter(name: str) -> list[str]:
     from importlib import resources  # only for --bundled node
 
     script = resources.files("fairvec").joinpath("adapters", "node", "adapter.js")
+    import shutil  # (here: --bundled node alone needs it; 2 ms of every run's start)
+
     node = shutil.which("node")
     if node is None:
         raise FairvecError("--bundled node: no 'node' on PATH (install Node.js 20 or later)")

@@ -140,10 +140,11 @@ class Attribution:
         naming no request waits for the next answer to say whose it was (at --window 1)."""
         return window - len(self.inflight) + (len(self._unplaced) > 0)
 
-    def sent(self, works: Sequence[Work], timeout: float) -> None:
+    def sent(self, works: Sequence[Work], timeout: float, *, since: float | None = None) -> None:
         """``works`` were sent, in this order; each may take ``timeout`` as the head
-        (SLOW_FACTOR times that if tagged slow)."""
-        now = self._clock()
+        (SLOW_FACTOR times that if tagged slow). ``since``: when they were sent, if
+        before now (a replayed block handed on: Session._replay)."""
+        now = self._clock() if since is None else since
         first = self._sent
         self._sent += len(works)
         quick, slow = timeout, timeout * SLOW_FACTOR
@@ -192,6 +193,11 @@ class Attribution:
         if self._stderr_answered:  # (they ended: what came on stderr no longer matters)
             for result in results:
                 self._stderr_answered.discard(result.id)
+
+    def ended_unsent(self, ids: list[str], results: list[Result]) -> None:
+        """Requests of ``ids`` that ended with ``results`` without being in flight here (a
+        replayed block's passes): a later line naming one is an answer again."""
+        self._ended.update(zip(ids, results, strict=True))
 
     # -- stdout lines --------------------------------------------------------------------
 

@@ -7,11 +7,13 @@ about argparse.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from fairvec.runner.accumulated_by_port import Oracle
 from fairvec.runner.claims import PinOptions
 from fairvec.vectorfiles import default_vectors_root
+
+if TYPE_CHECKING:  # (a run of fixed vectors alone never imports the accumulated modules)
+    from fairvec.runner.accumulated_by_port import Oracle
 
 
 class SelectionOptions(NamedTuple):  # (not a dataclass: see runner/results.py)

@@ -17,7 +17,14 @@ from fairvec.errors import FairvecError
 from fairvec.regular_files import check_not_special, write_all_or_none
 from fairvec.runner.options import ReportOptions, SelectionOptions
 from fairvec.runner.protocol import Hello
-from fairvec.runner.results import KnownFailure, Result
+from fairvec.runner.results import (
+    ANSWERED_UNSUPPORTED,
+    RAN,
+    STATUS,
+    KnownFailure,
+    Result,
+    status_counts,
+)
 from fairvec.runner.selection import suite_algorithms
 from fairvec.runner.session import AnySession
 
@@ -31,9 +38,7 @@ SHOWN_UNKNOWN = 10  # unknown algorithm ids of a hello named one by one, with a 
 # -- the warnings --------------------------------------------------------------------------
 
 
-def hello_warnings(
-    hello: Hello, suite: set[str], variants: dict[str, list[str]]
-) -> list[str]:
+def hello_warnings(hello: Hello, suite: set[str], variants: dict[str, list[str]]) -> list[str]:
     """What in the hello would make vectors skip silently: unknown algorithm ids (likely
     misspelt), unknown variants, and [] for an algorithm that has variants."""
     named = set(hello.algorithms)
@@ -57,9 +62,7 @@ def hello_warnings(
         for variant in listed:
             if variant not in known:
                 has = f"has variants {', '.join(known)}" if known else "has no variants"
-                warnings.append(
-                    f"the hello lists variant {variant!r} of {algorithm}, which {has}"
-                )
+                warnings.append(f"the hello lists variant {variant!r} of {algorithm}, which {has}")
         if known and not listed:
             warnings.append(
                 f"the hello lists no variant of {algorithm} ([]), which has variants "
@@ -68,19 +71,21 @@ def hello_warnings(
     return warnings
 
 
-def run_warnings(
-    session: AnySession, results: list[Result], *, fail_on_skip: bool
-) -> list[str]:
+def run_warnings(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> list[str]:
     warnings = []
-    sent = [r for r in results if r.status in ("pass", "fail", "error") or r.answered_unsupported]
-    if sent and all(result.answered_unsupported for result in sent):
-        warnings.append(f"the adapter answered unsupported to all {len(sent)} vectors it was sent")
+    counted = status_counts(results)
+    # (an answer of unsupported is a skip: then it was sent nothing else)
+    unsupported = sum(map(ANSWERED_UNSUPPORTED, results))
+    if unsupported and not any(counted[status] for status in RAN):
+        warnings.append(
+            f"the adapter answered unsupported to all {unsupported} vectors it was sent"
+        )
     if session.stray_lines:
         warnings.append(
             f"the adapter wrote {len(session.stray_lines)} line(s) that no request asked "
             f"for, the first: {session.stray_lines[0]}"
         )
-    skipped = sum(result.status == "skip" for result in results)
+    skipped = counted["skip"]
     if fail_on_skip and skipped:
         warnings.append(f"{skipped} vector(s) skipped, and --fail-on-skip is set")
     return warnings
@@ -114,21 +119,19 @@ def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -
 
     if not is_success(results):
         return EXIT_FAILED
-    if fail_on_skip and any(result.status == "skip" for result in results):
+    if fail_on_skip and "skip" in map(STATUS, results):
         return EXIT_FAILED
     return EXIT_OK
 
 
 def _any_run(results: list[Result]) -> bool:
-    return any(result.status in ("pass", "fail", "error") for result in results)
+    return any(map(RAN.__contains__, map(STATUS, results)))
 
 
 def report_status(session: AnySession, results: list[Result], status: int) -> int:
     """The one line on stderr that says why the status is 2."""
     if session.infrastructure_error:
-        print(
-            f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr
-        )
+        print(f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr)
     elif not _any_run(results):
         print(
             "fairvec: error: no vector was run: every selected vector was skipped "

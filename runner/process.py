@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import repeat
 from typing import Literal, NamedTuple
@@ -48,6 +48,14 @@ class Event(NamedTuple):
     kind: EventKind
     line: bytes = b""
     stream: str = "stdout"
+
+
+class Matched(NamedTuple):
+    """How far stdout went as expected (AdapterProcess.read_expected)."""
+
+    lines: int  # whole expected lines that came, byte for byte
+    progress: list[tuple[int, float]]  # (lines come so far, when) at each read that ended one
+    events: list[Event]  # what came after them, as poll makes it
 
 
 # Event(kind, line) as C makes it, without the named tuple's __new__ in Python: a tuple of
@@ -102,6 +110,11 @@ class _LineSplitter:
         return left
 
 
+def _continues(expected: bytearray, position: int, chunk: bytes) -> bool:
+    """Whether ``chunk`` is what ``expected`` holds at ``position``, within it."""
+    return position + len(chunk) <= len(expected) and expected.startswith(chunk, position)
+
+
 PIPE_BYTES = 1024 * 1024  # asked for both pipes of the protocol (Linux; 64 KiB by default)
 
 
@@ -152,6 +165,7 @@ class AdapterProcess:
         assert self._process.stdin and self._process.stdout and self._process.stderr
         self._stdin: int | None = self._process.stdin.fileno()
         self._outgoing = bytearray()
+        self._written = 0  # bytes of _outgoing already written (cut off now and then)
         self._selector = selectors.DefaultSelector()
         self._splitters: dict[int, _LineSplitter] = {}
         for stream, name in ((self._process.stdout, "stdout"), (self._process.stderr, "stderr")):
@@ -166,7 +180,7 @@ class AdapterProcess:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes | memoryview) -> None:
         """Queue bytes for the adapter's stdin and write what the pipe takes now."""
         if self._stdin is None:
             return  # the adapter closed its stdin; its end of stdout reports that
@@ -176,13 +190,20 @@ class AdapterProcess:
     def _flush(self) -> None:
         assert self._stdin is not None
         try:
-            written = os.write(self._stdin, self._outgoing)
+            with memoryview(self._outgoing) as outgoing:
+                written = os.write(self._stdin, outgoing[self._written :])
         except BlockingIOError:
             written = 0
         except OSError:  # EPIPE: the adapter is gone or closed stdin
             self._close_stdin()
             return
-        del self._outgoing[:written]
+        self._written += written
+        if self._written == len(self._outgoing):
+            self._outgoing.clear()
+            self._written = 0
+        elif self._written >= PIPE_BYTES:  # cut off now and then, not at every write: a
+            del self._outgoing[: self._written]  # block of 7 MB would be moved 7 times
+            self._written = 0
         self._watch_stdin(bool(self._outgoing))
 
     def _watch_stdin(self, wanted: bool) -> None:
@@ -203,6 +224,7 @@ class AdapterProcess:
         if self._stdin in self._selector.get_map():
             self._selector.unregister(self._stdin)
         self._outgoing.clear()
+        self._written = 0
         self._stdin = None
         assert self._process.stdin
         with contextlib.suppress(OSError):
@@ -238,6 +260,78 @@ class AdapterProcess:
                 break
         return events
 
+    def read_expected(
+        self, expected: bytearray, patience: float, more: Callable[[], bool] | None = None
+    ) -> Matched:
+        """Read stdout, writing what is queued for stdin meanwhile, for as long as it is
+        byte for byte ``expected`` (whole lines): until all of it has come, or something
+        else has (a byte that differs, the end of stdout, a line on stderr, left unread
+        for poll), or nothing for ``patience`` seconds. Compared as bytes, never split into
+        lines: a replayed block (runner/session.py) costs the runner a few system calls,
+        not a line each. ``more``: called whenever every request queued is written and
+        less than a pipe's worth of ``expected`` is still to come, to send more requests
+        and extend ``expected`` with their answers (False: nothing more), so the adapter
+        is never idle between blocks. What came after the last whole line that was as
+        expected is returned as events, as poll would have made them."""
+        stdout = self._process.stdout.fileno() if self._process.stdout else -1
+        stderr = self._process.stderr.fileno() if self._process.stderr else -1
+        splitter = self._splitters.get(stdout)
+        progress: list[tuple[int, float]] = []
+        if splitter is None or splitter.partial or splitter.dropping or not self.stdout_open:
+            return Matched(0, progress, [])  # (mid-line: never, in practice)
+        position, lines = 0, 0
+        deadline = time.monotonic() + patience
+        while not self.closed:
+            while more is not None and not self._outgoing and len(expected) - position < PIPE_BYTES:
+                more = more if more() else None
+            if position == len(expected):
+                break
+            ready = self._selector.select(max(deadline - time.monotonic(), 0.0))
+            if not ready or any(key.fd == stderr for key, _mask in ready):
+                break  # a stall (the session charges it) or stderr (poll reads it)
+            for key, _mask in ready:
+                if key.fd == self._stdin:
+                    self._flush()
+                    continue
+                try:
+                    chunk = os.read(stdout, CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    return self._matched(expected, position, lines, b"", progress, ended=True)
+                if not _continues(expected, position, chunk):
+                    return self._matched(expected, position, lines, chunk, progress)
+                position += len(chunk)
+                deadline = time.monotonic() + patience
+                if ended := chunk.count(b"\n"):
+                    lines += ended
+                    progress.append((lines, time.monotonic()))
+        return self._matched(expected, position, lines, b"", progress)
+
+    def _matched(
+        self,
+        expected: bytearray,
+        position: int,
+        lines: int,
+        other: bytes,
+        progress: list[tuple[int, float]],
+        *,
+        ended: bool = False,
+    ) -> Matched:
+        """``expected[:position]``, holding ``lines`` whole lines, came, then ``other``
+        (and, ``ended``, the end of stdout): the rest after those lines made events."""
+        line_end = expected.rfind(b"\n", 0, position) + 1
+        events: list[Event] = []
+        stdout = self._process.stdout.fileno() if self._process.stdout else -1
+        rest = bytes(expected[line_end:position]) + other
+        if rest:
+            self._splitters[stdout].feed(rest, events)
+        if ended:
+            self._ended(stdout, events)
+        return Matched(lines, progress, events)
+
     def _reading(self) -> bool:
         return not self.closed and (self.stdout_open or self.stderr_open)
 
@@ -253,6 +347,12 @@ class AdapterProcess:
         if chunk:
             splitter.feed(chunk, events)
             return True
+        self._ended(fd, events)
+        return True
+
+    def _ended(self, fd: int, events: list[Event]) -> None:
+        """Stream ``fd`` reached its end: what was left of a line, and (stdout) the event."""
+        splitter = self._splitters[fd]
         self._selector.unregister(fd)
         leftover = splitter.leftover()
         if splitter.stream == "stdout":
@@ -262,7 +362,6 @@ class AdapterProcess:
             self.stderr_open = False
             if leftover:
                 events.append(Event("stderr", leftover))
-        return True
 
     # -- ending ----------------------------------------------------------------------------
 

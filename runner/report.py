@@ -11,12 +11,25 @@ import json
 import math
 import re
 from collections import Counter
+from itertools import compress, groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from fairvec import __version__
 from fairvec.jsonio import write_atomically
-from fairvec.runner.results import SKIP_REASONS, STATUSES, KnownFailure, Result, skip_reason
+from fairvec.runner.results import (
+    ALGORITHM,
+    KNOWN_FAILURE,
+    SKIP_REASONS,
+    STATUSES,
+    UNEXPECTED_PASS,
+    KnownFailure,
+    Result,
+    not_plain_passes,
+    skip_reason,
+    status_counts,
+    with_status,
+)
 
 if TYPE_CHECKING:  # imported where the XML is written: not every run writes it
     import xml.etree.ElementTree as ET
@@ -78,11 +91,11 @@ def printable(text: str) -> str:
 
 
 def counts(results: list[Result]) -> dict[str, int]:
-    counted = Counter(result.status for result in results)
+    counted = status_counts(results)
     summary = {status.replace("-", "_"): counted.get(status, 0) for status in STATUSES}
     summary["total"] = len(results)
-    summary["known_failures"] = sum(result.known_failure for result in results)
-    summary["unexpected_passes"] = sum(result.unexpected_pass for result in results)
+    summary["known_failures"] = sum(map(KNOWN_FAILURE, results))
+    summary["unexpected_passes"] = sum(map(UNEXPECTED_PASS, results))
     return summary
 
 
@@ -91,7 +104,7 @@ def is_success(results: list[Result]) -> bool:
         (result.status in ("fail", "error") and not result.known_failure)
         or result.unexpected_pass
         or result.status == "not-run"
-        for result in results
+        for result in not_plain_passes(results)
     )
 
 
@@ -101,8 +114,8 @@ def is_success(results: list[Result]) -> bool:
 def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage) -> dict[str, Any]:
     """What was and was not checked of one algorithm: every selected vector is counted
     exactly once, as run (passed, failed or errored), not run, or skipped for a reason."""
-    counted = Counter(result.status for result in results)
-    skipped = Counter(skip_reason(r, coverage.declared) for r in results if r.status == "skip")
+    counted = status_counts(results)
+    skipped = Counter(skip_reason(r, coverage.declared) for r in with_status(results, "skip"))
     return {
         "declared": algorithm in coverage.declared,
         "variants_declared": coverage.declared.get(algorithm),
@@ -113,8 +126,8 @@ def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage
         "errored": counted["error"],
         "not_run": counted["not-run"],
         "skipped": {reason: skipped[reason] for reason in SKIP_REASONS},
-        "known_failures": sum(result.known_failure for result in results),
-        "unexpected_passes": sum(result.unexpected_pass for result in results),
+        "known_failures": sum(map(KNOWN_FAILURE, results)),
+        "unexpected_passes": sum(map(UNEXPECTED_PASS, results)),
         # the port's claims (runner/claims.py): what was pinned, and which output fields
         # were judged ("all", or the fields of a partial claim: never a full pass)
         "pinned": coverage.claims["pinned"].get(algorithm),
@@ -151,8 +164,8 @@ def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
     """The report's statement of exactly what was and was not checked."""
     coverage = info.coverage
     by_algorithm: dict[str, list[Result]] = {name: [] for name in coverage.algorithms}
-    for result in results:
-        by_algorithm.setdefault(result.algorithm, []).append(result)
+    for name, group in groupby(results, key=ALGORITHM):  # (in the vectors' order: few runs)
+        by_algorithm.setdefault(name, []).extend(group)
     suite = coverage.suite
     return {
         "runner": {"name": "fairvec", "version": __version__},
@@ -183,12 +196,12 @@ def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
 
 
 def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_details: int) -> None:
-    problems = [r for r in results if _needs_attention(r)]
+    problems = [r for r in not_plain_passes(results) if _needs_attention(r)]
     for result in problems[:max_details]:
         _write_detail(stream, result)
     if len(problems) > max_details:
         stream.write(f"... and {len(problems) - max_details} more (see --json or --junit)\n\n")
-    known = [r for r in results if r.known_failure]
+    known = list(compress(results, map(KNOWN_FAILURE, results)))
     if known:
         stream.write(f"{len(known)} known failure(s) still fail, as listed.\n")
     _write_known_entries(stream, info, results)

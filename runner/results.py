@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import compress
+from operator import attrgetter, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
@@ -125,6 +128,30 @@ class Work(_Record):
         self.algorithm = algorithm
         self.output_schema = output_schema
         self.fields = fields
+
+
+# A run's results are tallied by C, a field of each at a time (a run has tens of thousands,
+# and a loop in Python over them cost the end of a fast port's run a few ms each time).
+STATUS = attrgetter("status")
+ALGORITHM = attrgetter("algorithm")  # (of a work too)
+KNOWN_FAILURE = attrgetter("known_failure")
+UNEXPECTED_PASS = attrgetter("unexpected_pass")
+ANSWERED_UNSUPPORTED = attrgetter("answered_unsupported")
+RAN = frozenset({"pass", "fail", "error"})  # the statuses of a vector sent and answered
+
+
+def status_counts(results: list[Result]) -> Counter[str]:
+    return Counter(map(STATUS, results))
+
+
+def with_status(results: list[Result], status: str) -> list[Result]:
+    return list(compress(results, map(status.__eq__, map(STATUS, results))))
+
+
+def not_plain_passes(results: list[Result]) -> list[Result]:
+    """The results that are not a plain pass: another status, or an unexpected pass."""
+    other = map(or_, map("pass".__ne__, map(STATUS, results)), map(UNEXPECTED_PASS, results))
+    return list(compress(results, other))
 
 
 def skip_reason(result: Result, declared: dict[str, list[str]]) -> str:

@@ -7,7 +7,6 @@ The runner reads vector files and talks to adapters; it never imports the refere
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 import time
@@ -225,7 +224,8 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
         unselected = None
         if options.release.archive is None:
             unselected = UnselectedFiles(options.selection.root, selection)
-        started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        # (as datetime's isoformat would write it, without importing datetime: 1.4 ms)
+        started_at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
         with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):

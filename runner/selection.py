@@ -11,6 +11,7 @@ import fnmatch
 import gc
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -118,9 +119,7 @@ class Filler:
             del self._unread[algorithm]  # last: only now may its vectors be sent
 
 
-def wanted(
-    vector: Vector, keywords: tuple[str, ...], tags: set[str], excluded: set[str]
-) -> bool:
+def wanted(vector: Vector, keywords: tuple[str, ...], tags: set[str], excluded: set[str]) -> bool:
     """Whether -k, --tag and --exclude-tag keep ``vector``."""
     if keywords and not any(_keyword(vector["id"], k) for k in keywords):
         return False
@@ -181,7 +180,18 @@ def _algorithm_hint(globs: tuple[str, ...], suite: set[str]) -> str:
 
 
 def _matches_any(name: str, globs: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, glob) for glob in globs)
+    """Whether ``name`` is one of the --algorithm ``globs``: a set's lookup for those that
+    are plain ids (a port's author lists its 34 algorithms, and 84 names were matched
+    against each glob in turn: 4 ms of every run's start)."""
+    plain, patterns = _globs_split(globs)
+    return name in plain or any(fnmatch.fnmatchcase(name, glob) for glob in patterns)
+
+
+@cache
+def _globs_split(globs: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``globs`` as the plain ids and the patterns (with a wildcard) among them."""
+    patterns = tuple(glob for glob in globs if GLOB_CHARACTERS & set(glob))
+    return frozenset(globs) - frozenset(patterns), patterns
 
 
 def _keyword(vector_id: str, pattern: str) -> bool:

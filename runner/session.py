@@ -11,6 +11,15 @@ stderr for the report, killing and restarting the adapter and sending the reques
 again. After ``max_crashes`` crashes or failed restarts in a row with no answer in between,
 or ``max_timeouts`` timeouts in a row (a timeout is not a crash: it has a budget of its
 own), the run stops: the vectors left are "not run" and it exits 2.
+
+A rerun of answers that passed before (runner/answer_memo.py) is replayed a file at a
+time (_replay): the remembered requests sent as one block, the adapter's stdout compared
+with the remembered answers as bytes (AdapterProcess.read_expected), the next files' blocks
+sent while it answers. That is a second way through, not a second attribution: at the
+first byte that differs, a line on stderr, the end of stdout or a stall, the requests not
+yet answered as remembered are in flight as if sent the usual way, what came after the
+last whole line is read as ever, and every fault is decided by the attribution alone
+(tests/test_runner_replay.py runs each misbehaviour both ways and compares the reports).
 """
 
 from __future__ import annotations
@@ -24,7 +33,6 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import groupby, islice, repeat
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.runner.attribution import (
@@ -52,11 +60,11 @@ from fairvec.runner.protocol import (
     quote,
     request_bytes,
 )
-from fairvec.runner.results import Result, Work
+from fairvec.runner.results import ALGORITHM, Result, Work
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import Vector
-    from fairvec.runner.answer_memo import AnswerMemo
+    from fairvec.runner.answer_memo import AnswerMemo, Replay
 
 MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giving up
 # --max-timeouts: timeouts in a row, with no answer in between, before giving up. Larger than
@@ -123,6 +131,8 @@ def with_skips_in_order(
     ran = in_vector_order(ran, supported)
     if len(ran) != len(supported):  # (never, as far as is known: sorted the general way)
         return in_vector_order(ran + skipped, works)
+    if not skipped:
+        return ran
     skipped_vectors = {id(result.vector) for result in skipped}
     ran_next, skipped_next = iter(ran).__next__, iter(skipped).__next__
     return [skipped_next() if id(work.vector) in skipped_vectors else ran_next() for work in works]
@@ -192,6 +202,9 @@ class Session:
         # -j: the queue this session shares with the others (empty when alone), and the
         # flag that stops them all (set when one gives up, or on the way out)
         self._shared: deque[Work] = deque()
+        # runs of one algorithm's works, each replayed as a block where the memo can
+        # (_replay_next), else sent as usual; shared like the queue (-j)
+        self._runs: deque[list[Work]] = deque()
         self._stop = threading.Event()
         self._closed = False
         self._starting: AdapterProcess | None = None
@@ -282,7 +295,7 @@ class Session:
     def _run(self, works: Sequence[Work], *, keep_open: bool) -> list[Result]:
         self._results = []
         supported, skipped = self._sorted_out(works)
-        self._pending.extend(supported)
+        self._enqueue(supported, self._pending, self._runs)
         self._drive()
         if keep_open:
             self._attribution.forget_ended()
@@ -298,7 +311,7 @@ class Session:
         or none of them: a run may skip tens of thousands)."""
         supported: list[Work] = []
         skipped: list[tuple[Work, str]] = []
-        for algorithm, group in groupby(works, key=attrgetter("algorithm")):
+        for algorithm, group in groupby(works, key=ALGORITHM):
             run = list(group)
             reasons = {
                 variant: self._unsupported_reason(algorithm, variant)
@@ -318,6 +331,15 @@ class Session:
                 else:
                     skipped.append((work, reason))
         return supported, skipped
+
+    def _enqueue(self, works: list[Work], queue: deque[Work], runs: deque[list[Work]]) -> None:
+        """``works`` to send: as runs of one algorithm's, to replay where the memo can,
+        when it is used; else on ``queue``."""
+        memo = self.memo
+        if memo is None or not memo.enabled:
+            queue.extend(works)
+            return
+        runs.extend(list(group) for _algorithm, group in groupby(works, key=ALGORITHM))
 
     def _skip(self, skipped: list[tuple[Work, str]]) -> list[Result]:
         results = [Result(work.vector, work.algorithm, "skip", reason) for work, reason in skipped]
@@ -343,12 +365,94 @@ class Session:
         ):
             if self.process is None and not self._restart():
                 break
+            if not (inflight or self._backlog or self._pending) and self._replay_next():
+                continue
             self._fill()
             if inflight:  # (-j: another session may have taken the last work)
                 self._step()
 
     def _has_shared(self) -> bool:
-        return bool(self._shared) and not self._stop.is_set()
+        return bool(self._shared or self._runs) and not self._stop.is_set()
+
+    # -- replaying what passed before --------------------------------------------------
+
+    def _replay_next(self) -> bool:
+        """The next run of one algorithm's works, if any: replayed as a block where the
+        memo can (see _replay), else put on this session's queue. False: no run left."""
+        run, replay = self._next_replay()
+        if replay is not None:
+            self._replay(run, replay)
+        return bool(run)
+
+    def _replay(self, works: list[Work], replay: Replay) -> None:
+        """A rerun's usual case, at the cost of a few system calls instead of a line each:
+        ``works``' request lines as remembered, sent as one block (and the next runs' as
+        theirs, while the adapter answers: _chain), and the adapter's stdout compared, as
+        bytes, with the answers that passed for them before. The works whose answers came
+        byte for byte as remembered pass (what _remembered_passes would have decided line
+        by line); from the first line that differs, or a line on stderr, a crash, a stall,
+        the others are in flight as if sent the usual way, and what came after the last
+        whole line is read as ever: whom a fault concerns is decided by the attribution
+        alone, as in any run."""
+        process = self.process
+        assert process is not None
+        chained, ids, expected = list(works), list(replay.ids), bytearray()
+        sent_at = time.monotonic()
+
+        def chain(run: list[Work], replay: Replay) -> None:
+            (request_start, request_end), (answer_start, answer_end) = replay[1:3]
+            with memoryview(replay.raw) as raw:
+                expected.extend(raw[answer_start:answer_end])
+                process.send(raw[request_start:request_end])
+
+        def more() -> bool:
+            run, next_replay = self._next_replay()
+            if next_replay is None:
+                return False
+            chained.extend(run)
+            ids.extend(next_replay.ids)
+            chain(run, next_replay)
+            return True
+
+        chain(works, replay)
+        matched = process.read_expected(expected, self.timeout, more)
+        if matched.lines:
+            self._replayed(chained[: matched.lines], ids, sent_at, matched.progress)
+        rest = chained[matched.lines :]
+        if rest:
+            since = matched.progress[-1][1] if matched.progress else sent_at
+            self._attribution.sent(rest, self.timeout, since=since)
+        self._backlog = matched.events
+
+    def _next_replay(self) -> tuple[list[Work], Replay | None]:
+        """The next run, if any, with its replay if the memo has one (else it is put on
+        this session's queue, and sent the usual way)."""
+        if self._stop.is_set() or self._pending:
+            return [], None
+        try:
+            run = self._runs.popleft()  # atomic: sessions in other threads pull too
+        except IndexError:
+            return [], None
+        assert self.memo is not None
+        replay = self.memo.replay_of(run, self.hello.lone_surrogates)
+        if replay is None:
+            self._pending.extend(run)
+        return run, replay
+
+    def _replayed(
+        self, works: list[Work], ids: list[str], sent_at: float, progress: list[tuple[int, float]]
+    ) -> None:
+        """``works`` (of ``ids``) passed as replayed. Each read's first line carries the
+        time since the read before, the others none, as when answers end in a batch."""
+        results = [Result(work.vector, work.algorithm, "pass") for work in works]
+        ids = ids[: len(results)]
+        before, since = 0, sent_at
+        for lines, at in progress:
+            if lines > before and before < len(results):
+                results[before].seconds = at - since
+                before, since = lines, at
+        self._attribution.ended_unsent(ids, results)
+        self._answers_ended(results)
 
     def _next_works(self, room: int) -> list[Work]:
         """Up to ``room`` works: resent requests first, then the shared queue's (-j)."""
@@ -458,6 +562,11 @@ class Session:
     def _ended_in_turn(self, heads: list[Flight], results: list[Result]) -> None:
         """The first requests in flight, answered in turn with ``results``."""
         self._attribution.end_heads(heads, results)
+        self._answers_ended(results)
+
+    def _answers_ended(self, results: list[Result]) -> None:
+        """``results`` end their vectors, each by an answer: handed on, and both budgets
+        (crashes, timeouts) start again."""
         self._results += results
         if self.on_result is not ignore_result:
             for result in results:
@@ -693,8 +802,18 @@ class Session:
         for work in self._pending:
             self._finish(Result(work.vector, work.algorithm, "not-run", f"not run: {reason}"))
         self._pending.clear()
-        while (left := self._next_shared()) is not None:
-            self._finish(Result(left.vector, left.algorithm, "not-run", f"not run: {reason}"))
+        left = [*self._runs_left()]
+        while (shared := self._next_shared()) is not None:
+            left.append(shared)
+        for work in left:
+            self._finish(Result(work.vector, work.algorithm, "not-run", f"not run: {reason}"))
+
+    def _runs_left(self) -> Iterator[Work]:
+        while True:
+            try:
+                yield from self._runs.popleft()
+            except IndexError:
+                return
 
     def _next_shared(self) -> Work | None:
         try:
@@ -781,6 +900,7 @@ class ParallelSession:
         self.warnings: list[str] = []
         self._stop = threading.Event()
         self._queue: deque[Work] = deque()
+        self._runs: deque[list[Work]] = deque()
         self._extra: list[Session | None] = [None] * (jobs - 1)
         self._starters = [
             threading.Thread(target=self._start_one, args=(command, options, index))
@@ -835,6 +955,7 @@ class ParallelSession:
 
     def _share(self, session: Session) -> Session:
         session._shared = self._queue
+        session._runs = self._runs
         session._stop = self._stop
         return session
 
@@ -869,7 +990,7 @@ class ParallelSession:
         for session in self.sessions:
             session._results = []
         supported, skipped = self.first._sorted_out(works)  # every instance greets alike
-        self._queue.extend(supported)
+        self.first._enqueue(supported, self._queue, self._runs)
         failures: list[BaseException] = []
         workers = [
             threading.Thread(target=self._drive, args=(at, failures), daemon=True)

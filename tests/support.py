@@ -195,3 +195,68 @@ def copied_families(tmp_path: Path, families: tuple[str, ...]) -> Path:
     for family in families:
         shutil.copytree(installed / family, root / family)
     return root
+
+
+@pytest.fixture(autouse=True, name="own_cache")
+def own_cache_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own, on: autouse in a module that imports it."""
+    return private_cache(tmp_path, monkeypatch)
+
+
+@pytest.fixture(name="vectors")
+def two_families_fixture(tmp_path: Path) -> Path:
+    """The battle and nardy files, free to edit."""
+    return copied_families(tmp_path, ("battle", "nardy"))
+
+
+# A port of two algorithms (the misbehaving adapter, its hello cut down): the answer memo's
+# tests and the replay's (runner/answer_memo.py, Session._replay) run the same two files.
+TWO_DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
+
+
+def two_algorithm_run(
+    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = ()
+) -> Completed:
+    """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
+    return fairvec(
+        "run", "--vectors", vectors, "--tier", "none", "--json", report, *extra,
+        "--", "python3", str(MISBEHAVING), "--algorithms", TWO_DECLARED, *modes,
+    )  # fmt: skip
+
+
+def session_run(
+    vectors: Path, algorithms: tuple[str, ...], *, jobs: int = 1, judging: str | None = None
+) -> tuple[list[Any], list[Any]]:
+    """In process: one session (``jobs`` > 1: parallel) over ``algorithms`` of ``vectors``
+    with the answer memo (under the judging code ``judging``, if given), the adapter the
+    misbehaving one declaring TWO_DECLARED. The results, in the works' order, and the
+    selection's files."""
+    from fairvec.runner.answer_memo import AnswerMemo
+    from fairvec.runner.options import SelectionOptions
+    from fairvec.runner.selection import Filler, select
+    from fairvec.runner.session import ParallelSession, Session
+    from fairvec.vectorfiles import cache_folder, load_vector_files
+
+    load_vector_files(vectors, skeletal=True)  # indexed (and hashes remembered)
+    selection = select(SelectionOptions(vectors=vectors, algorithms=algorithms), skeletal=True)
+    memo = AnswerMemo(cache_folder(), selection.files)
+    memo.judging = judging or memo.judging
+    filler = Filler(selection)
+    command = ["python3", str(MISBEHAVING), "--algorithms", TWO_DECLARED]
+    keywords: dict[str, Any] = {
+        "timeout": 30, "window": 64, "memo": memo,
+        "before_send": filler.before_send, "before_judge": filler.before_send,
+    }  # fmt: skip
+    session: Session | ParallelSession = (
+        ParallelSession(command, jobs=jobs, **keywords)
+        if jobs > 1
+        else Session(command, **keywords)
+    )
+    try:
+        results = session.run(selection.works)
+    finally:
+        session.close()
+    memo.check_served()
+    memo.save()
+    assert [r.id for r in results] == [w.vector["id"] for w in selection.works]
+    return results, selection.files

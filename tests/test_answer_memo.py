@@ -15,37 +15,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, Completed, copied_families, fairvec, private_cache
+from support import (
+    MISBEHAVING,
+    TWO_DECLARED,
+    Completed,
+    fairvec,
+    own_cache_fixture,  # noqa: F401  (a fixture, autouse)
+    session_run,
+    two_algorithm_run,
+    two_families_fixture,  # noqa: F401  (the vectors fixture)
+)
 
 from fairvec.file_hashes import KnownHashes
 from fairvec.runner import answer_memo
 from fairvec.runner.answer_memo import ANSWERS_KEPT, AnswerMemo, FileMemo, parse_memo
 from fairvec.runner.results import Work
-from fairvec.vectorfiles import load_vector_files
 
-DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
+DECLARED = TWO_DECLARED
 KEY = {"judging": "j" * 64, "file": "f" * 64, "encoding": "escaped"}
 
 
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return private_cache(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def vectors(tmp_path: Path) -> Path:
-    return copied_families(tmp_path, ("battle", "nardy"))
-
-
 def _memo_files(cache: Path) -> list[Path]:
-    return sorted((cache / f"answers-{answer_memo.MEMO_FORMAT}").glob("*"))
+    return sorted((cache / answer_memo.MEMO_FOLDER).glob("*"))
 
 
-def _run(vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = ()) -> Completed:
-    return fairvec(
-        "run", "--vectors", vectors, "--tier", "none", "--json", report, *extra,
-        "--", "python3", str(MISBEHAVING), "--algorithms", DECLARED, *modes,
-    )  # fmt: skip
+_run = two_algorithm_run
 
 
 def _comparable(report: Path) -> dict[str, Any]:
@@ -118,6 +112,73 @@ def test_a_malformed_or_foreign_memo_file_is_a_miss(change: Any) -> None:
     changed = change(raw)
     assert changed != raw
     assert parse_memo(changed, KEY) is None
+
+
+def _with_header(raw: bytes, **changes: Any) -> bytes:
+    """``raw`` with its header's fields changed (None: removed)."""
+    first, rest = raw.split(b"\n", 1)
+    header = json.loads(first)
+    for name, value in changes.items():
+        if value is None:
+            del header[name]
+        else:
+            header[name] = value
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + rest
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [None, [], [10, 10], [10, 10, 10, 10], [-1, 0, 0], [1.5, 0, 0], "25,40,0", [0, 0, 0]],
+    ids=["missing", "none", "short", "long", "negative", "fraction", "text", "zeros"],
+)
+def test_section_sizes_that_do_not_fill_the_file_exactly_are_a_miss(sizes: Any) -> None:
+    raw = _memo().render(KEY)
+    assert parse_memo(raw, KEY) is not None
+    assert parse_memo(_with_header(raw, sizes=sizes), KEY) is None
+
+
+def test_sections_whose_lines_are_not_as_counted_are_a_miss() -> None:
+    """The requests and the newest answers (what a replay sends and compares) must hold
+    one line each: a newline moved from one section to the other misses."""
+    raw = _memo().render(KEY)
+    header = json.loads(raw.split(b"\n", 1)[0])
+    requests, newest, older = header["sizes"]
+    moved = _with_header(raw, sizes=[requests - 1, newest + 1, older])
+    assert parse_memo(moved, KEY) is None
+
+
+def test_an_older_answers_section_malformed_is_forgotten_not_the_newest() -> None:
+    memo = _memo()
+    memo.learn_pass("a/1", b'{"id":"a/1", "output":1}')  # the older one is now in rank 1
+    raw = memo.render(KEY)
+    header = json.loads(raw.split(b"\n", 1)[0])
+    assert header["answered"][1] == [0]
+    # a line more in the older answers' section, its size told
+    broken = raw.replace(b'{"id":"a/1","output":1}\n', b'{"id":"a/1","output":1}\n\n')
+    broken = _with_header(broken, sizes=[*header["sizes"][:2], header["sizes"][2] + 1])
+    read = parse_memo(broken, KEY)
+    assert read is not None
+    assert read.passes("a/1", b'{"id":"a/1", "output":1}')  # the newest, as ever
+    assert not read.passes("a/1", b'{"id":"a/1","output":1}')  # the older: forgotten
+    assert read.replay_of(["a/1", "a/2", "a/3"]) is None  # (a/2 has no answer)
+
+
+def test_a_file_read_is_replayed_only_for_all_its_vectors_in_its_order() -> None:
+    memo = FileMemo({}, [])
+    for vector_id in ("a/1", "a/2"):
+        memo.learn_request(vector_id, f'{{"id":"{vector_id}"}}'.encode())
+        memo.learn_pass(vector_id, f'{{"id":"{vector_id}","output":0}}'.encode())
+    raw = memo.render(KEY)
+    read = parse_memo(raw, KEY)
+    assert read is not None
+    replay = read.replay_of(["a/1", "a/2"])
+    assert replay is not None
+    (request_start, request_end), (answer_start, answer_end) = replay.requests, replay.answers
+    assert raw[request_start:request_end] == b'{"id":"a/1"}\n{"id":"a/2"}\n'
+    assert raw[answer_start:answer_end] == b'{"id":"a/1","output":0}\n{"id":"a/2","output":0}\n'
+    assert read.replay_of(["a/2", "a/1"]) is None and read.replay_of(["a/1"]) is None
+    read.learn_pass("a/1", b'{"id":"a/1","output":1}')  # learnt since it was read: lines now
+    assert read.replay_of(["a/1", "a/2"]) is None
 
 
 def test_at_most_the_newest_answers_are_kept_and_a_new_request_forgets_them() -> None:
@@ -210,7 +271,8 @@ IMPORTED_AFTER_A_RUN = """
 import sys
 from fairvec.cli import main
 status = main(sys.argv[1:])
-print(status, *(name for name in ("orjson", "dataclasses") if name in sys.modules))
+NOT_NEEDED = ("orjson", "dataclasses", "datetime", "fairvec.accumulated_digest")
+print(status, *(name for name in NOT_NEEDED if name in sys.modules))
 """
 
 
@@ -219,7 +281,8 @@ def test_a_remembered_run_imports_neither_orjson_nor_dataclasses(
 ) -> None:
     """Their imports are 16 ms of a fast port's rerun (jsonio imports orjson on first use,
     for a text worth it; runner/results.py has no dataclass): a rerun whose answers are
-    all remembered needs neither."""
+    all remembered needs neither; nor, without accumulated vectors (--tier none), their
+    digests (runner/accumulated_run.py imports them on first use), nor datetime."""
     time.sleep(1.2)  # the files settle: the rerun knows them by their remembered hashes
     assert _run(vectors, tmp_path / "first.json").status == 0
     arguments = [
@@ -238,29 +301,9 @@ def _read_whole_in_a_run(vectors: Path, judging: str | None = None) -> bool:
     """One session over battle.move with the memo (under the judging code ``judging``, if
     given): whether its file was read whole (False: every answer and request came from the
     memo)."""
-    from fairvec.runner.options import SelectionOptions
-    from fairvec.runner.selection import Filler, select
-    from fairvec.runner.session import Session
-
-    load_vector_files(vectors, skeletal=True)  # indexed (and hashes remembered)
-    options = SelectionOptions(vectors=vectors, algorithms=("battle.move",))
-    selection = select(options, skeletal=True)
-    memo = AnswerMemo(answer_memo_folder(), selection.files)
-    memo.judging = judging or memo.judging
-    filler = Filler(selection)
-    command = ["python3", str(MISBEHAVING), "--algorithms", DECLARED]
-    session = Session(
-        command, timeout=30, window=64, memo=memo,
-        before_send=filler.before_send, before_judge=filler.before_send,
-    )  # fmt: skip
-    try:
-        results = session.run(selection.works)
-    finally:
-        session.close()
-    memo.check_served()
-    memo.save()
+    results, files = session_run(vectors, ("battle.move",), judging=judging)
     assert {r.status for r in results} == {"pass"}
-    return not selection.files[0].unread
+    return not files[0].unread
 
 
 def test_a_remembered_run_reads_no_vector_file_whole(vectors: Path) -> None:
@@ -339,7 +382,7 @@ def test_a_memo_folder_that_cannot_be_written_is_no_error(
     vectors: Path, tmp_path: Path, own_cache: Path
 ) -> None:
     own_cache.mkdir(parents=True)
-    (own_cache / f"answers-{answer_memo.MEMO_FORMAT}").write_text("a file, not a folder")
+    (own_cache / answer_memo.MEMO_FOLDER).write_text("a file, not a folder")
     done = _run(vectors, tmp_path / "report.json")
     assert done.status == 0 and "Traceback" not in done.stderr, done.stderr
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support import THREE
 
-from fairvec.runner.answer_memo import MEMO_FORMAT
+from fairvec.runner.answer_memo import MEMO_FOLDER
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run_phases.py"
 
@@ -24,7 +24,7 @@ def test_every_phase_of_a_run_is_timed(memo: str, tmp_path: Path) -> None:
     environment.pop("FAIRVEC_NO_CACHE", None)
     if memo == "unwritable":
         (tmp_path / "cache").mkdir()
-        (tmp_path / "cache" / f"answers-{MEMO_FORMAT}").write_text("a file, not a folder")
+        (tmp_path / "cache" / MEMO_FOLDER).write_text("a file, not a folder")
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--repeats", "1", "--", *THREE, "--tier", "none",
          "--bundled", "python"],

@@ -28,7 +28,7 @@ from support import (
 from support import SMALL_RELEASE as SMALL
 
 from fairvec.cli import main
-from fairvec.runner.answer_memo import MEMO_FORMAT
+from fairvec.runner.answer_memo import MEMO_FOLDER
 from fairvec.runner.results import SKIP_REASONS  # the claims add two: tests/test_claims.py
 from fairvec.vectorfiles import default_vectors_root, vectors_digest
 
@@ -101,7 +101,7 @@ def test_a_release_run_neither_uses_nor_learns_the_answer_memo(
             "run", "--suite", archive, "--trusted-key", signers, "--bundled", "python",
         )  # fmt: skip
         assert done.status == 0, done.stdout + done.stderr
-    assert cache.is_dir() and not list(cache.glob(f"answers-{MEMO_FORMAT}/*"))
+    assert cache.is_dir() and not list(cache.glob(f"{MEMO_FOLDER}/*"))
 
 
 @pytest.mark.parametrize("bundled", ["python", "node"])

@@ -1,0 +1,250 @@
+"""A rerun replayed (runner/session.py, Session._replay): a file's remembered requests sent
+as one block, the adapter's stdout compared with the remembered answers as bytes. Every
+way an adapter can leave the block (a differing byte, a crash, a hang, stderr, a line too
+many or too few) hands the rest to the usual path, so a replayed run must end exactly as a
+run that remembers nothing: the same verdicts, messages, charges and exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import (
+    TWO_DECLARED,
+    Completed,
+    own_cache_fixture,  # noqa: F401  (a fixture, autouse)
+    session_run,
+    two_algorithm_run,
+    two_families_fixture,  # noqa: F401  (the vectors fixture)
+)
+
+from fairvec.runner.answer_memo import FileMemo
+from fairvec.runner.process import AdapterProcess, Event, Matched
+from fairvec.runner.session import Session
+
+DECLARED = TWO_DECLARED
+MIDDLE = "battle.move/random-30"  # well inside the first file's block
+FIRST_OF_SECOND = "nardy.cuts/document-cuts-4-5"  # the first line of the second block
+LAST = "nardy.cuts/shape-fraction-cut2"  # the last line of the run
+
+
+_run = two_algorithm_run
+
+
+def _comparable(done: Completed, report: Path) -> dict[str, Any]:
+    """What a run said, without what differs from run to run (times, the host)."""
+    value = json.loads(report.read_text())
+    results = [{k: v for k, v in r.items() if k != "seconds"} for r in value["results"]]
+    return {
+        "status": done.status,
+        "summary": value["summary"],
+        "results": results,
+        "warnings": value.get("warnings"),
+        "error": done.stderr.strip().splitlines()[-1:] if done.status == 2 else [],
+    }
+
+
+MODES = [
+    ("crash", MIDDLE, ()),
+    ("hang", MIDDLE, ("--timeout", "2")),
+    ("garbage", MIDDLE, ()),
+    ("wrong-id", MIDDLE, ()),
+    ("stderr", MIDDLE, ()),
+    ("wrong-output", MIDDLE, ()),
+    ("later-id", MIDDLE, ()),
+    ("two-ahead", MIDDLE, ()),
+    ("stderr-late", MIDDLE, ()),
+    ("partial-exit", MIDDLE, ()),
+    ("close-stdout", MIDDLE, ()),
+    ("flood", MIDDLE, ()),
+    ("long-line", MIDDLE, ()),
+    ("duplicate", MIDDLE, ()),
+    ("crash", FIRST_OF_SECOND, ()),
+    ("duplicate", LAST, ()),
+    ("hang", FIRST_OF_SECOND, ("--timeout", "2")),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "vector", "extra"), MODES, ids=[f"{m}-{v.split('/')[1]}-{len(e)}" for m, v, e in MODES]
+)
+def test_a_replayed_run_ends_as_one_that_remembers_nothing(
+    vectors: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    mode: str, vector: str, extra: tuple[str, ...],
+) -> None:  # fmt: skip
+    time.sleep(1.2)  # the files settle: the rerun knows them by their remembered hashes
+    learnt = _run(vectors, tmp_path / "learn.json", extra=extra)
+    assert learnt.status == 0, learnt.stdout + learnt.stderr
+    started = time.monotonic()
+    replayed = _run(vectors, tmp_path / "replayed.json", f"{mode}:{vector}", extra=extra)
+    replaying = time.monotonic() - started
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    started = time.monotonic()
+    judged = _run(vectors, tmp_path / "judged.json", f"{mode}:{vector}", extra=extra)
+    judging = time.monotonic() - started
+    if mode == "hang":  # charged a timeout after the last answer, as ever: not two
+        assert replaying < judging + 1.0, (replaying, judging)
+    said = _comparable(replayed, tmp_path / "replayed.json")
+    assert said != _comparable(learnt, tmp_path / "learn.json")  # (the mode did misbehave)
+    assert said == _comparable(judged, tmp_path / "judged.json")
+
+
+# -- in process: that the replay is what runs ------------------------------------------------
+
+
+def _statuses(vectors: Path, jobs: int) -> list[str]:
+    """One run over battle.move and nardy.cuts with the memo, in process."""
+    results, _files = session_run(vectors, ("battle.move", "nardy.cuts"), jobs=jobs)
+    return [r.status for r in results]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_rerun_is_replayed_and_no_memo_file_is_split_into_lines(
+    vectors: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """The second run sends both files' requests as blocks and compares their answers as
+    bytes: no memo is split into lines (which a line-by-line lookup does first)."""
+    time.sleep(1.2)  # settled: the second load knows the files by their remembered hashes
+    statuses = _statuses(vectors, jobs)
+    assert set(statuses) == {"pass"}
+
+    def refused(_memo: FileMemo) -> None:
+        raise AssertionError("a memo split into lines: the rerun was not replayed")
+
+    monkeypatch.setattr(FileMemo, "_split", refused)
+    replays: list[str] = []
+    replay = Session._replay
+
+    def noted(self: Session, works: list[Any], *rest: Any) -> None:
+        replays.append(works[0].algorithm)
+        replay(self, works, *rest)
+
+    monkeypatch.setattr(Session, "_replay", noted)
+    statuses = _statuses(vectors, jobs)
+    assert set(statuses) == {"pass"} and len(statuses) == 128 + 121
+    assert set(replays) <= {"battle.move", "nardy.cuts"} and replays
+
+
+# -- reading stdout against what is expected ------------------------------------------------
+
+WRITER = """
+import os, sys, time
+for piece in sys.argv[1:]:
+    if piece.startswith("sleep:"):
+        time.sleep(float(piece[6:]))
+    elif piece.startswith("err:"):
+        os.write(2, piece[4:].encode() + b"\\n")
+    else:
+        os.write(1, piece.encode().replace(b"|", b"\\n"))
+if os.environ.get("WRITER_HOLD"):
+    time.sleep(5)
+"""
+EXPECTED = b"one\ntwo\nthree\n"
+
+
+def _read(*pieces: str, patience: float = 5.0, hold: bool = False) -> tuple[Matched, list[Event]]:
+    """What read_expected made of a writer of ``pieces`` (``hold``: it stays up after),
+    and what poll says next (the usual path's turn, where the comparison stopped)."""
+    if hold:
+        os.environ["WRITER_HOLD"] = "1"
+    try:
+        process = AdapterProcess([sys.executable, "-c", WRITER, *pieces])
+    finally:
+        os.environ.pop("WRITER_HOLD", None)
+    try:
+        matched = process.read_expected(bytearray(EXPECTED), patience)
+        return matched, [] if hold else process.poll(5)
+    finally:
+        process.kill()
+
+
+def test_what_comes_as_expected_in_any_pieces_is_counted_whole() -> None:
+    matched, _after = _read("o", "ne|tw", "sleep:0.05", "o|three|", hold=True)
+    assert matched.lines == 3 and matched.events == []
+    assert [lines for lines, _at in matched.progress] == [1, 3]
+
+
+def test_from_a_differing_byte_on_the_rest_is_lines_as_poll_makes_them() -> None:
+    matched, _after = _read("one|tw", "sleep:0.1", "x|three|", hold=True)
+    assert matched.lines == 1
+    assert [(e.kind, e.line) for e in matched.events] == [("stdout", b"twx"), ("stdout", b"three")]
+
+
+def test_a_line_too_many_is_handed_on() -> None:
+    matched, _after = _read("one|two|", "sleep:0.1", "three|four|", hold=True)
+    assert matched.lines == 2  # (the read that brought the third line brought a fourth)
+    assert [e.line for e in matched.events] == [b"three", b"four"]
+
+
+def test_the_end_of_stdout_mid_line_is_the_usual_event() -> None:
+    matched, after = _read("one|tw")
+    assert matched.lines == 1  # (the end of stderr too, at once: left to poll)
+    ended = [(e.kind, e.line) for e in [*matched.events, *after] if e.stream == "stdout"]
+    assert ended == [("stdout-closed", b"tw")]
+
+
+def test_stderr_stops_the_comparison_unread() -> None:
+    matched, after = _read("one|", "sleep:0.2", "err:a note", "sleep:0.2", "two|three|")
+    assert matched.lines == 1 and matched.events == []
+    assert [(e.kind, e.line) for e in after][:1] == [("stderr", b"a note")]
+
+
+def test_a_stall_ends_the_comparison_after_the_patience() -> None:
+    started = time.monotonic()
+    matched, _after = _read("one|tw", hold=True, patience=0.3)
+    assert 0.3 <= time.monotonic() - started < 3
+    assert matched.lines == 1
+    assert [e.line for e in matched.events] == []  # "tw" waits in the splitter: no line yet
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    print(line, end='', flush=True)"
+
+
+def test_more_is_asked_for_while_the_adapter_answers() -> None:
+    process = AdapterProcess([sys.executable, "-c", ECHO])
+    expected = bytearray()
+    blocks = [b"a\nb\n", b"c\n", b"d\ne\n"]
+
+    def more() -> bool:
+        if not blocks:
+            return False
+        block = blocks.pop(0)
+        expected.extend(block)
+        process.send(block)
+        return True
+
+    try:
+        assert process.read_expected(expected, 5.0, more).lines == 5
+        assert expected == b"a\nb\nc\nd\ne\n" and not blocks
+    finally:
+        process.kill()
+
+
+def test_an_adapter_in_a_line_is_not_replayed_into() -> None:
+    """Bytes of a line already waiting in the splitter: nothing is compared."""
+    process = AdapterProcess([sys.executable, "-c", WRITER, "hal", "sleep:1", "f|"])
+    try:
+        assert process.poll(0.5) == []  # "hal" read: no whole line yet
+        matched = process.read_expected(bytearray(b"half\n"), 5.0)
+        assert matched.lines == 0 and matched.events == []
+    finally:
+        process.kill()
+
+
+def test_a_memo_file_holds_its_requests_as_one_section(vectors: Path, own_cache: Path) -> None:
+    """What a replay sends is a section of the memo file's own bytes: its header's sizes
+    say where each section ends."""
+    time.sleep(1.2)
+    _statuses(vectors, 1)
+    files = sorted((own_cache / "answers-1").glob("*"))
+    assert len(files) == 2
+    raw = files[0].read_bytes()
+    header = json.loads(raw.split(b"\n", 1)[0])
+    requests = raw.split(b"\n", 1)[1][: header["sizes"][0]]
+    assert requests.count(b"\n") == len(header["ids"])
+    assert all(json.loads(line)["id"] in header["ids"] for line in requests.splitlines())
