@@ -261,18 +261,17 @@ class AdapterProcess:
         return events
 
     def read_expected(
-        self, expected: bytearray, patience: float, more: Callable[[], bool] | None = None
+        self, expected: bytearray, patience: float, feed: Callable[[int], None] | None = None
     ) -> Matched:
         """Read stdout, writing what is queued for stdin meanwhile, for as long as it is
         byte for byte ``expected`` (whole lines): until all of it has come, or something
         else has (a byte that differs, the end of stdout, a line on stderr, left unread
-        for poll), or nothing for ``patience`` seconds. Compared as bytes, never split into
-        lines: a replayed block (runner/session.py) costs the runner a few system calls,
-        not a line each. ``more``: called whenever every request queued is written and
-        less than a pipe's worth of ``expected`` is still to come, to send more requests
-        and extend ``expected`` with their answers (False: nothing more), so the adapter
-        is never idle between blocks. What came after the last whole line that was as
-        expected is returned as events, as poll would have made them."""
+        for poll), or no line for ``patience`` seconds (as a head's clock, it starts again
+        only when a line ends). Compared as bytes, never split into lines: a replayed block
+        (runner/session.py) costs the runner a few system calls, not a line each. ``feed``:
+        called first and whenever lines come, with how many have, to send more requests
+        (and extend ``expected`` with their answers). What came after the last whole line
+        that was as expected is returned as events, as poll would have made them."""
         stdout = self._process.stdout.fileno() if self._process.stdout else -1
         stderr = self._process.stderr.fileno() if self._process.stderr else -1
         splitter = self._splitters.get(stdout)
@@ -280,12 +279,10 @@ class AdapterProcess:
         if splitter is None or splitter.partial or splitter.dropping or not self.stdout_open:
             return Matched(0, progress, [])  # (mid-line: never, in practice)
         position, lines = 0, 0
+        if feed is not None:
+            feed(0)
         deadline = time.monotonic() + patience
-        while not self.closed:
-            while more is not None and not self._outgoing and len(expected) - position < PIPE_BYTES:
-                more = more if more() else None
-            if position == len(expected):
-                break
+        while position < len(expected) and not self.closed:
             ready = self._selector.select(max(deadline - time.monotonic(), 0.0))
             if not ready or any(key.fd == stderr for key, _mask in ready):
                 break  # a stall (the session charges it) or stderr (poll reads it)
@@ -304,10 +301,12 @@ class AdapterProcess:
                 if not _continues(expected, position, chunk):
                     return self._matched(expected, position, lines, chunk, progress)
                 position += len(chunk)
-                deadline = time.monotonic() + patience
                 if ended := chunk.count(b"\n"):
                     lines += ended
-                    progress.append((lines, time.monotonic()))
+                    deadline = time.monotonic() + patience
+                    progress.append((lines, deadline - patience))
+                    if feed is not None:
+                        feed(lines)
         return self._matched(expected, position, lines, b"", progress)
 
     def _matched(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress
+from collections.abc import Iterable
+from functools import partial
+from itertools import compress, repeat
 from operator import attrgetter, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -111,23 +113,25 @@ class Result(_Record):
         return str(self.vector["id"])
 
 
-class Work(_Record):
-    """A vector to send."""
+class Work(NamedTuple):
+    """A vector to send. (A named tuple: never changed once made, and a selection makes one
+    for each of tens of thousands of vectors, each made by C: see works_of.)"""
 
-    __slots__ = ("algorithm", "fields", "output_schema", "vector")
+    vector: Vector  # a stream case of an accumulated vector has only a Request's fields
+    algorithm: str
+    output_schema: dict[str, Any]
+    # a partial claim (runner/claims.py): the output fields judged; None: the whole output
+    fields: tuple[str, ...] | None = None
 
-    def __init__(
-        self,
-        vector: Vector,  # a stream case of an accumulated vector has only a Request's fields
-        algorithm: str,
-        output_schema: dict[str, Any],
-        # a partial claim (runner/claims.py): the output fields judged; None: the whole output
-        fields: tuple[str, ...] | None = None,
-    ) -> None:
-        self.vector = vector
-        self.algorithm = algorithm
-        self.output_schema = output_schema
-        self.fields = fields
+
+# Work(vector, algorithm, schema) as C makes it, without the named tuple's __new__ in Python
+_WORK = partial(tuple.__new__, Work)
+
+
+def works_of(vectors: Iterable[Vector], algorithm: str, schema: dict[str, Any]) -> list[Work]:
+    """A Work for each of ``vectors`` (of one algorithm's file): 10,000 in about 1.5 ms,
+    against 6 ms one call each."""
+    return list(map(_WORK, zip(vectors, repeat(algorithm), repeat(schema), repeat(None))))
 
 
 # A run's results are tallied by C, a field of each at a time (a run has tens of thousands,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError
 from fairvec.runner.options import SelectionOptions
-from fairvec.runner.results import Work
+from fairvec.runner.results import Work, works_of
 from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files
 
 if TYPE_CHECKING:
@@ -61,15 +61,15 @@ def select(
         algorithm = vector_file.algorithm
         variants[algorithm] = vector_file.variants
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
-            works += [Work(vector, algorithm, schema) for vector in vector_file.chosen_by]
+            works += works_of(vector_file.chosen_by, algorithm, schema)
             continue
         if not keywords:  # tags alone decide, once per list of tags (skeletons share them)
             kept = _kept_by_tags(tags, excluded)
-            works += [
-                Work(vector, algorithm, schema)
-                for vector in vector_file.chosen_by
-                if kept(vector["tags"])
-            ]
+            works += works_of(
+                [vector for vector in vector_file.chosen_by if kept(vector["tags"])],
+                algorithm,
+                schema,
+            )
             continue
         works += [
             Work(vector, algorithm, schema)

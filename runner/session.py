@@ -138,6 +138,50 @@ def with_skips_in_order(
     return [skipped_next() if id(work.vector) in skipped_vectors else ran_next() for work in works]
 
 
+class _Replaying:
+    """The works of a replay (Session._replay), chained a run at a time as the adapter
+    answers: their ids, the answers expected of them, and how many of their request lines
+    were sent (those of the run last chained are cut from its memo section as the window
+    lets them go, a line at a time)."""
+
+    def __init__(self, works: list[Work], replay: Replay) -> None:
+        self.works: list[Work] = []
+        self.ids: list[str] = []
+        self.expected = bytearray()
+        self.sent = 0
+        self.left = 0  # request lines of the last run chained, not yet sent
+        self._raw, self._at, self._end = b"", 0, 0
+        self.chain(works, replay)
+
+    def chain(self, works: list[Work], replay: Replay) -> None:
+        (self._at, self._end), (answer_start, answer_end) = replay.requests, replay.answers
+        self._raw = replay.raw
+        self.works += works
+        self.ids += replay.ids
+        with memoryview(replay.raw) as raw:
+            self.expected += raw[answer_start:answer_end]
+        self.left = len(works)
+
+    def take(self, most: int) -> tuple[int, memoryview]:
+        """Up to ``most`` of the next request lines of the last run chained: how many, and
+        their bytes."""
+        taken = min(most, self.left)
+        start, end = self._at, self._end
+        if taken < self.left:  # (else the rest of the section, without looking)
+            raw, end = self._raw, start
+            for _ in range(taken):
+                end = raw.index(b"\n", end) + 1
+        self._at, self.left, self.sent = end, self.left - taken, self.sent + taken
+        return taken, memoryview(self._raw)[start:end]
+
+
+def _longest_over(raw: bytes, start: int, end: int, cap: int) -> bool:
+    """Whether a line of ``raw[start:end]`` (whole lines) is longer than ``cap`` bytes."""
+    if end - start <= cap:
+        return False
+    return max(map(len, raw[start:end].split(b"\n"))) > cap
+
+
 def ignore_result(_result: Result) -> None:
     """No one to tell of each result (no progress bar): a run skipping 12,000 vectors
     then makes no call for each."""
@@ -365,7 +409,7 @@ class Session:
         ):
             if self.process is None and not self._restart():
                 break
-            if not (inflight or self._backlog or self._pending) and self._replay_next():
+            if not (inflight or self._pending) and self._replay_next():
                 continue
             self._fill()
             if inflight:  # (-j: another session may have taken the last work)
@@ -377,51 +421,52 @@ class Session:
     # -- replaying what passed before --------------------------------------------------
 
     def _replay_next(self) -> bool:
-        """The next run of one algorithm's works, if any: replayed as a block where the
-        memo can (see _replay), else put on this session's queue. False: no run left."""
+        """The next run of one algorithm's works, if any: replayed where the memo can (see
+        _replay), else put on this session's queue. False: no run left."""
         run, replay = self._next_replay()
-        if replay is not None:
-            self._replay(run, replay)
-        return bool(run)
+        if replay is None:
+            return bool(run)
+        if self._backlog:  # what came with the hello is read as ever: this run in flight
+            self._pending.extend(run)
+        else:
+            self._replay(_Replaying(run, replay))
+        return True
 
-    def _replay(self, works: list[Work], replay: Replay) -> None:
+    def _replay(self, replaying: _Replaying) -> None:
         """A rerun's usual case, at the cost of a few system calls instead of a line each:
-        ``works``' request lines as remembered, sent as one block (and the next runs' as
-        theirs, while the adapter answers: _chain), and the adapter's stdout compared, as
-        bytes, with the answers that passed for them before. The works whose answers came
-        byte for byte as remembered pass (what _remembered_passes would have decided line
-        by line); from the first line that differs, or a line on stderr, a crash, a stall,
-        the others are in flight as if sent the usual way, and what came after the last
-        whole line is read as ever: whom a fault concerns is decided by the attribution
-        alone, as in any run."""
+        the works' request lines sent as remembered, up to the window as ever (and the next
+        runs', chained as the adapter answers), and the adapter's stdout compared, as bytes,
+        with the answers that passed for them before. The works whose answers came byte for
+        byte as remembered pass (what _remembered_passes would have decided line by line);
+        from the first line that differs, or a line on stderr, a crash, a stall, the others
+        sent are in flight as if sent the usual way, and what came after the last whole
+        line is read as ever: whom a fault concerns is decided by the attribution alone."""
         process = self.process
         assert process is not None
-        chained, ids, expected = list(works), list(replay.ids), bytearray()
         sent_at = time.monotonic()
 
-        def chain(run: list[Work], replay: Replay) -> None:
-            (request_start, request_end), (answer_start, answer_end) = replay[1:3]
-            with memoryview(replay.raw) as raw:
-                expected.extend(raw[answer_start:answer_end])
-                process.send(raw[request_start:request_end])
+        def feed(answered: int) -> None:
+            """Requests up to the window, ``answered`` of those sent having come."""
+            room = self.window - (replaying.sent - answered)
+            while room > 0:
+                if not replaying.left:
+                    run, replay = self._next_replay()
+                    if replay is None:
+                        return
+                    replaying.chain(run, replay)
+                taken, requests = replaying.take(room)
+                process.send(requests)
+                room -= taken
 
-        def more() -> bool:
-            run, next_replay = self._next_replay()
-            if next_replay is None:
-                return False
-            chained.extend(run)
-            ids.extend(next_replay.ids)
-            chain(run, next_replay)
-            return True
-
-        chain(works, replay)
-        matched = process.read_expected(expected, self.timeout, more)
+        matched = process.read_expected(replaying.expected, self.timeout, feed)
+        works = replaying.works
         if matched.lines:
-            self._replayed(chained[: matched.lines], ids, sent_at, matched.progress)
-        rest = chained[matched.lines :]
-        if rest:
+            self._replayed(works[: matched.lines], replaying.ids, sent_at, matched.progress)
+        in_flight = works[matched.lines : replaying.sent]
+        if in_flight:
             since = matched.progress[-1][1] if matched.progress else sent_at
-            self._attribution.sent(rest, self.timeout, since=since)
+            self._attribution.sent(in_flight, self.timeout, since=since)
+        self._pending.extendleft(reversed(works[replaying.sent :]))  # chained, not yet sent
         self._backlog = matched.events
 
     def _next_replay(self) -> tuple[list[Work], Replay | None]:
@@ -435,6 +480,8 @@ class Session:
             return [], None
         assert self.memo is not None
         replay = self.memo.replay_of(run, self.hello.lone_surrogates)
+        if replay is not None and _longest_over(replay.raw, *replay.answers, self.max_line):
+            replay = None  # (a smaller --max-line-bytes than the answers remembered: judged)
         if replay is None:
             self._pending.extend(run)
         return run, replay

@@ -215,12 +215,13 @@ TWO_DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
 
 
 def two_algorithm_run(
-    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = ()
+    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = (), timeout: float = 300
 ) -> Completed:
     """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
     return fairvec(
         "run", "--vectors", vectors, "--tier", "none", "--json", report, *extra,
         "--", "python3", str(MISBEHAVING), "--algorithms", TWO_DECLARED, *modes,
+        timeout=timeout,
     )  # fmt: skip
 
 

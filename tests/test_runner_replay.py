@@ -15,8 +15,11 @@ from typing import Any
 
 import pytest
 from support import (
+    MISBEHAVING,
     TWO_DECLARED,
     Completed,
+    copied_families,
+    fairvec,
     own_cache_fixture,  # noqa: F401  (a fixture, autouse)
     session_run,
     two_algorithm_run,
@@ -67,6 +70,9 @@ MODES = [
     ("crash", FIRST_OF_SECOND, ()),
     ("duplicate", LAST, ()),
     ("hang", FIRST_OF_SECOND, ("--timeout", "2")),
+    ("drip", MIDDLE, ("--timeout", "1")),  # a line slower than the timeout, byte by byte
+    ("later-id", MIDDLE, ("--window", "1")),  # the window holds in a replay too
+    ("stderr-late", MIDDLE, ("--window", "1")),
 ]
 
 
@@ -92,6 +98,52 @@ def test_a_replayed_run_ends_as_one_that_remembers_nothing(
     said = _comparable(replayed, tmp_path / "replayed.json")
     assert said != _comparable(learnt, tmp_path / "learn.json")  # (the mode did misbehave)
     assert said == _comparable(judged, tmp_path / "judged.json")
+
+
+@pytest.mark.parametrize("startup", ["log-after-hello", "note-after-hello"])
+def test_a_line_with_the_hello_is_read_as_ever(vectors: Path, tmp_path: Path, startup: str) -> None:
+    """A line that comes with the hello (a log line, on stdout or stderr) is read before
+    any replay, as a run that remembers nothing reads it (it once kept a run waiting)."""
+    time.sleep(1.2)
+    assert _run(vectors, tmp_path / "learn.json").status == 0
+    one = ("-j", "1")  # (-j 2: whether the second adapter's line is read depends on whether
+    # it gets a vector, which depends on when it greets, memo or not)
+    replayed = _run(vectors, tmp_path / "replayed.json", startup, extra=one)
+    os.environ["FAIRVEC_NO_CACHE"] = "1"
+    try:
+        judged = _run(vectors, tmp_path / "judged.json", startup, extra=one)
+    finally:
+        del os.environ["FAIRVEC_NO_CACHE"]
+    for jobs in ("1", "2"):  # and neither keeps the run waiting (it once spun for ever)
+        done = _run(vectors, tmp_path / f"j{jobs}.json", startup, extra=("-j", jobs), timeout=60)
+        assert done.status == 0, done.stdout + done.stderr
+    said = _comparable(replayed, tmp_path / "replayed.json")
+    assert said == _comparable(judged, tmp_path / "judged.json")
+    assert said["status"] == 0 and said["summary"]["pass"] == 128 + 121
+
+
+def test_a_smaller_line_cap_than_the_answers_remembered_is_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--max-line-bytes below answers that passed before (stake.cards: a deck's 52 cards):
+    they are too long, as in a run that remembers nothing (the file is not replayed)."""
+    vectors = copied_families(tmp_path, ("stake",))
+    time.sleep(1.2)
+
+    def run(report: str, *extra: str) -> Completed:
+        return fairvec(
+            "run", "--vectors", vectors, "--tier", "none", "--algorithm", "stake.cards",
+            "--json", tmp_path / report, *extra, "--", "python3", str(MISBEHAVING),
+            "--algorithms", json.dumps({"stake.cards": []}),
+        )  # fmt: skip
+
+    assert run("learn.json").status == 0
+    replayed = run("replayed.json", "--max-line-bytes", "1024")
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    judged = run("judged.json", "--max-line-bytes", "1024")
+    said = _comparable(replayed, tmp_path / "replayed.json")
+    assert said == _comparable(judged, tmp_path / "judged.json")
+    assert said["status"] == 1 and said["summary"]["error"] > 0
 
 
 # -- in process: that the replay is what runs ------------------------------------------------
@@ -120,9 +172,9 @@ def test_a_rerun_is_replayed_and_no_memo_file_is_split_into_lines(
     replays: list[str] = []
     replay = Session._replay
 
-    def noted(self: Session, works: list[Any], *rest: Any) -> None:
-        replays.append(works[0].algorithm)
-        replay(self, works, *rest)
+    def noted(self: Session, replaying: Any) -> None:
+        replays.append(replaying.works[0].algorithm)
+        replay(self, replaying)
 
     monkeypatch.setattr(Session, "_replay", noted)
     statuses = _statuses(vectors, jobs)
@@ -205,22 +257,22 @@ def test_a_stall_ends_the_comparison_after_the_patience() -> None:
 ECHO = "import sys\nfor line in sys.stdin:\n    print(line, end='', flush=True)"
 
 
-def test_more_is_asked_for_while_the_adapter_answers() -> None:
+def test_requests_are_fed_as_lines_come_within_the_window() -> None:
+    """feed is called first and as lines come, with how many have: here it keeps one
+    request in flight (a window of one), and the adapter answers each in turn."""
     process = AdapterProcess([sys.executable, "-c", ECHO])
-    expected = bytearray()
-    blocks = [b"a\nb\n", b"c\n", b"d\ne\n"]
+    requests = [b"a\n", b"b\n", b"c\n"]
+    expected = bytearray(b"".join(requests))
+    fed: list[int] = []
 
-    def more() -> bool:
-        if not blocks:
-            return False
-        block = blocks.pop(0)
-        expected.extend(block)
-        process.send(block)
-        return True
+    def feed(answered: int) -> None:
+        fed.append(answered)
+        if answered < len(requests):
+            process.send(requests[answered])
 
     try:
-        assert process.read_expected(expected, 5.0, more).lines == 5
-        assert expected == b"a\nb\nc\nd\ne\n" and not blocks
+        assert process.read_expected(expected, 5.0, feed).lines == 3
+        assert fed == [0, 1, 2, 3]
     finally:
         process.kill()
 

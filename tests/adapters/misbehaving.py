@@ -17,9 +17,12 @@ digits), nan, infinity, minus-infinity, overflow (1e400) (that literal in the ou
 duplicate-key (a key twice inside the output), duplicate-output (the key "output" twice,
 the right answer last), sleep (sleeps --sleep seconds, default 1.5, then answers),
 move-text (the output's "move" is --move TEXT), huge-move (the output's "move" is 100,000
-letters), say-crash (writes --say TEXT on stderr, then exits 1).
+letters), say-crash (writes --say TEXT on stderr, then exits 1), drip (the right answer in
+10 pieces, --drip seconds apart, default 0.3).
 
 Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
+log-after-hello (a line naming no request in the hello's write), note-after-hello (a line
+on stderr right after the hello),
 escape-at-start (starts a child and a setsid'd child, records their pids, goes on),
 crash-after-restart (crashes on every start after the first, via a marker file given as
 the next word).
@@ -205,6 +208,12 @@ def misbehave_in_json(mode: str, request: dict[str, Any]) -> bool:
     elif mode == "sleep":
         time.sleep(float(GIVEN.get("sleep", 1.5)))
         emit(right)
+    elif mode == "drip":  # the right answer in 10 pieces, --drip seconds apart
+        line = right + "\n"
+        for at in range(0, len(line), -(-len(line) // 10)):
+            sys.stdout.write(line[at : at - (-len(line) // 10)])
+            sys.stdout.flush()
+            time.sleep(float(GIVEN.get("drip", 0.3)))
     else:
         return False
     return True
@@ -284,7 +293,12 @@ def main(arguments: list[str]) -> None:
     late = given.get("greet-late")
     if late:
         greet_late(late)
-    emit(hello(given.get("algorithms"), int(given.get("many-algorithms", 0))))
+    greeting = json.dumps(hello(given.get("algorithms"), int(given.get("many-algorithms", 0))))
+    if startup == "log-after-hello":  # one write: the runner reads both lines at once
+        greeting += '\n{"log": "ready"}'
+    emit(greeting)
+    if startup == "note-after-hello":
+        emit("adapter ready", sys.stderr)
     if startup == "hello-then-exit":
         return
     lines = iter(sys.stdin)
