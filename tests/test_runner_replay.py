@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from support import (
@@ -71,55 +72,83 @@ MODES = [
     ("duplicate", LAST, ()),
     ("hang", FIRST_OF_SECOND, ("--timeout", "2")),
     ("drip", MIDDLE, ("--timeout", "1")),  # a line slower than the timeout, byte by byte
-    ("later-id", MIDDLE, ("--window", "1")),  # the window holds in a replay too
-    ("stderr-late", MIDDLE, ("--window", "1")),
+    # the window holds in a replay too: at 1, these wait for a request never sent
+    ("later-id", MIDDLE, ("--window", "1", "--timeout", "1")),
+    ("stderr-late", MIDDLE, ("--window", "1", "--timeout", "1")),
 ]
+
+
+class Learnt(NamedTuple):
+    vectors: Path
+    cache: Path  # the memo of a run of them that passed
+    said: dict[str, Any]  # that run's report, comparable
+
+
+@pytest.fixture(scope="module")
+def learnt(tmp_path_factory: pytest.TempPathFactory) -> Learnt:
+    """One run that passed, learnt once for the module's tests (each copies its memo)."""
+    folder = tmp_path_factory.mktemp("learnt")
+    vectors, cache, report = (
+        copied_families(folder, ("battle", "nardy")),
+        folder / "cache",
+        folder / "learn.json",
+    )
+    time.sleep(1.2)  # the files settle: the reruns know them by their remembered hashes
+    before = os.environ.get("FAIRVEC_CACHE_DIR")
+    os.environ["FAIRVEC_CACHE_DIR"] = str(cache)
+    try:
+        done = _run(vectors, report)
+    finally:
+        os.environ.pop("FAIRVEC_CACHE_DIR")
+        if before is not None:
+            os.environ["FAIRVEC_CACHE_DIR"] = before
+    assert done.status == 0, done.stdout + done.stderr
+    return Learnt(vectors, cache, _comparable(done, report))
 
 
 @pytest.mark.parametrize(
     ("mode", "vector", "extra"), MODES, ids=[f"{m}-{v.split('/')[1]}-{len(e)}" for m, v, e in MODES]
 )
 def test_a_replayed_run_ends_as_one_that_remembers_nothing(
-    vectors: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    learnt: Learnt, own_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     mode: str, vector: str, extra: tuple[str, ...],
 ) -> None:  # fmt: skip
-    time.sleep(1.2)  # the files settle: the rerun knows them by their remembered hashes
-    learnt = _run(vectors, tmp_path / "learn.json", extra=extra)
-    assert learnt.status == 0, learnt.stdout + learnt.stderr
+    shutil.copytree(learnt.cache, own_cache)
     started = time.monotonic()
-    replayed = _run(vectors, tmp_path / "replayed.json", f"{mode}:{vector}", extra=extra)
+    replayed = _run(learnt.vectors, tmp_path / "replayed.json", f"{mode}:{vector}", extra=extra)
     replaying = time.monotonic() - started
     monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
     started = time.monotonic()
-    judged = _run(vectors, tmp_path / "judged.json", f"{mode}:{vector}", extra=extra)
+    judged = _run(learnt.vectors, tmp_path / "judged.json", f"{mode}:{vector}", extra=extra)
     judging = time.monotonic() - started
     if mode == "hang":  # charged a timeout after the last answer, as ever: not two
         assert replaying < judging + 1.0, (replaying, judging)
     said = _comparable(replayed, tmp_path / "replayed.json")
-    assert said != _comparable(learnt, tmp_path / "learn.json")  # (the mode did misbehave)
+    assert said != learnt.said  # (the mode did misbehave)
     assert said == _comparable(judged, tmp_path / "judged.json")
 
 
 @pytest.mark.parametrize("startup", ["log-after-hello", "note-after-hello"])
-def test_a_line_with_the_hello_is_read_as_ever(vectors: Path, tmp_path: Path, startup: str) -> None:
+def test_a_line_with_the_hello_is_read_as_ever(
+    learnt: Learnt, own_cache: Path, tmp_path: Path, startup: str
+) -> None:
     """A line that comes with the hello (a log line, on stdout or stderr) is read before
     any replay, as a run that remembers nothing reads it (it once kept a run waiting)."""
-    time.sleep(1.2)
-    assert _run(vectors, tmp_path / "learn.json").status == 0
-    one = ("-j", "1")  # (-j 2: whether the second adapter's line is read depends on whether
-    # it gets a vector, which depends on when it greets, memo or not)
-    replayed = _run(vectors, tmp_path / "replayed.json", startup, extra=one)
+    shutil.copytree(learnt.cache, own_cache)
+    vectors, report = learnt.vectors, tmp_path / "replayed.json"
+    # (-j 1: at -j 2, whether the second adapter's line is read depends on whether it gets
+    # a vector, which depends on when it greets, memo or not)
+    replayed = _run(vectors, report, startup, extra=("-j", "1"), timeout=60)
+    said = _comparable(replayed, report)
+    assert said["status"] == 0 and said["summary"]["pass"] == 128 + 121
+    at_two = _run(vectors, tmp_path / "j2.json", startup, extra=("-j", "2"), timeout=60)
+    assert at_two.status == 0, at_two.stdout + at_two.stderr  # (nor at -j 2)
     os.environ["FAIRVEC_NO_CACHE"] = "1"
     try:
-        judged = _run(vectors, tmp_path / "judged.json", startup, extra=one)
+        judged = _run(vectors, tmp_path / "judged.json", startup, extra=("-j", "1"))
     finally:
         del os.environ["FAIRVEC_NO_CACHE"]
-    for jobs in ("1", "2"):  # and neither keeps the run waiting (it once spun for ever)
-        done = _run(vectors, tmp_path / f"j{jobs}.json", startup, extra=("-j", jobs), timeout=60)
-        assert done.status == 0, done.stdout + done.stderr
-    said = _comparable(replayed, tmp_path / "replayed.json")
     assert said == _comparable(judged, tmp_path / "judged.json")
-    assert said["status"] == 0 and said["summary"]["pass"] == 128 + 121
 
 
 def test_a_smaller_line_cap_than_the_answers_remembered_is_applied(
@@ -191,6 +220,8 @@ for piece in sys.argv[1:]:
         time.sleep(float(piece[6:]))
     elif piece.startswith("err:"):
         os.write(2, piece[4:].encode() + b"\\n")
+    elif piece == "close-stdout":
+        os.close(1)
     else:
         os.write(1, piece.encode().replace(b"|", b"\\n"))
 if os.environ.get("WRITER_HOLD"):
@@ -234,14 +265,21 @@ def test_a_line_too_many_is_handed_on() -> None:
 
 
 def test_the_end_of_stdout_mid_line_is_the_usual_event() -> None:
+    matched, _after = _read("one|tw", "close-stdout", hold=True)  # (stderr still open)
+    assert matched.lines == 1
+    assert [(e.kind, e.line) for e in matched.events] == [("stdout-closed", b"tw")]
+
+
+def test_the_end_of_both_streams_is_left_to_poll() -> None:
+    """An adapter that exits: its stderr ends too, and the comparison stops there, leaving
+    the end of stdout to the usual path."""
     matched, after = _read("one|tw")
-    assert matched.lines == 1  # (the end of stderr too, at once: left to poll)
     ended = [(e.kind, e.line) for e in [*matched.events, *after] if e.stream == "stdout"]
-    assert ended == [("stdout-closed", b"tw")]
+    assert matched.lines <= 1 and ended[-1:] == [("stdout-closed", b"tw")]
 
 
 def test_stderr_stops_the_comparison_unread() -> None:
-    matched, after = _read("one|", "sleep:0.2", "err:a note", "sleep:0.2", "two|three|")
+    matched, after = _read("one|", "sleep:0.5", "err:a note", "sleep:0.2", "two|three|")
     assert matched.lines == 1 and matched.events == []
     assert [(e.kind, e.line) for e in after][:1] == [("stderr", b"a note")]
 
