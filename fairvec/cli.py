@@ -207,6 +207,8 @@ def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from fairvec.runner.arguments import cpus, positive_int
+
     generate = commands.add_parser(
         "generate",
         help="write vectors/ from spec/ and the reference",
@@ -234,6 +236,14 @@ def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         metavar="GLOB",
         help="only algorithms matching (e.g. 'casino.*'); repeatable",
     )
+    generate.add_argument(
+        "-j",
+        "--jobs",
+        type=positive_int,
+        default=cpus(),
+        metavar="N",
+        help=f"algorithms computed in parallel (default: the number of CPUs, here {cpus()})",
+    )
     generate.set_defaults(handler=_run_generate)
 
 
@@ -246,7 +256,7 @@ def _run_generate(arguments: argparse.Namespace) -> int:
 
     root: Path = arguments.root.resolve()
     data: Path = arguments.data or root
-    lines = generate(root, data, arguments.check, arguments.algorithm)
+    lines = generate(root, data, arguments.check, arguments.algorithm, arguments.jobs)
     for line in lines:
         print(line)
     if arguments.check:

@@ -1,6 +1,7 @@
 """Command-line pieces shared by the commands that drive an adapter (``fairvec run``,
 ``fuzz`` and ``accumulated``): the argument types, and the adapter command given as
-``--bundled python|node`` or ``-- COMMAND [ARGS...]``.
+``--bundled python|node`` or ``-- COMMAND [ARGS...]``. ``fairvec generate`` borrows the
+count types and ``cpus`` for its ``--jobs``.
 
 Kept apart from the run command so that the other commands do not import it.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 from fairvec.errors import FairvecError
@@ -19,6 +21,13 @@ DEFAULT_PINNED_COUNT = 1000  # fresh inputs per pinned algorithm: a 1-in-33 bran
 MAX_TIMEOUT = 86400.0  # seconds; beyond a day is a mistake (and overflows the OS's timers)
 MIN_LINE = 1024  # --max-line-bytes below this could not hold a hello line
 MAX_COUNT = 10_000_000  # fairvec fuzz --count: ten million inputs an algorithm is hours already
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def positive_seconds(text: str) -> float:

@@ -8,7 +8,6 @@ The selection, the digests and the reports live in modules of their own
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ from fairvec.runner import accumulated_run
 from fairvec.runner.arguments import (
     adapter_command,
     add_pin_options,
+    cpus,
     line_cap,
     positive_int,
     positive_seconds,
@@ -76,10 +76,10 @@ def add_run_command(
         "-j",
         "--jobs",
         type=positive_int,
-        default=_cpus(),
+        default=cpus(),
         metavar="N",
         help="adapter processes run in parallel (default: the number of CPUs, here "
-        f"{_cpus()}; fewer for a small selection)",
+        f"{cpus()}; fewer for a small selection)",
     )
     adapter.add_argument(
         "--max-line-bytes",
@@ -237,8 +237,3 @@ def run_options(arguments: argparse.Namespace) -> RunOptions:
     )
 
 
-def _cpus() -> int:
-    """The CPUs this process may run on (a container's share, not the host's count)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from support import REPO, fairvec
+from support import FAIRVEC_COMMAND, REPO, fairvec
 
 
 @pytest.fixture
@@ -43,6 +47,75 @@ def test_generation_is_byte_identical_when_run_twice(root: Path) -> None:
     second = {p.name: p.read_bytes() for p in (root / "vectors" / "battle").iterdir()}
     assert first == second
     assert first == {p.name: p.read_bytes() for p in (REPO / "vectors" / "battle").iterdir()}
+
+
+def test_parallel_generation_writes_what_one_process_writes(root: Path) -> None:
+    battle = root / "vectors" / "battle"
+    shutil.rmtree(battle)
+    assert generate(root, "--jobs", "1")[0] == 0
+    serial = {p.name: p.read_bytes() for p in battle.iterdir()}
+    shutil.rmtree(battle)
+    assert generate(root, "--jobs", "3")[0] == 0
+    assert {p.name: p.read_bytes() for p in battle.iterdir()} == serial
+
+
+def test_an_error_in_a_worker_is_the_one_line_one_process_gives(root: Path) -> None:
+    """The error raised while computing (in a worker process with --jobs) reaches the
+    command line as the same one line, and the other algorithms' files are not written."""
+    # the fire case's find gives up: an error met only when computing, in the worker
+    edit(
+        root / "spec" / "battle" / "move.yaml",
+        "      until: {move: fire}",
+        "      until: {move: fire}\n      limit: 1",
+    )
+    edit(root / "spec" / "battle" / "move.yaml", "round_num: 1,", "round_num: 2,")
+    edit(
+        root / "spec" / "battle" / "hash.yaml",
+        "  - name: empty\n",
+        "  - name: empty\n    comment: changed\n",
+    )
+    hash_before = (root / "vectors" / "battle" / "hash.json").read_bytes()
+    outputs = {jobs: generate(root, "--jobs", jobs) for jobs in ("1", "4")}
+    assert outputs["1"] == outputs["4"]
+    status, output = outputs["4"]
+    assert status == 2 and len(output.strip().splitlines()) == 1, output
+    assert "Traceback" not in output
+    assert (root / "vectors" / "battle" / "hash.json").read_bytes() == hash_before
+
+
+def _children(pid: int) -> list[int]:
+    listed = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(child) for child in listed.read_text().split()] if listed.exists() else []
+
+
+def test_sigterm_ends_the_workers_and_writes_nothing(root: Path) -> None:
+    """Stopped while its workers compute, generate ends them (no orphan keeps a CPU busy
+    for a minute) and writes no file."""
+    if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
+        pytest.skip("this system does not list a process's children in /proc")
+    shutil.rmtree(root / "vectors" / "tenhou")
+    command = [*FAIRVEC_COMMAND, "generate", "--root", str(root), "--jobs", "2",
+               "--algorithm", "tenhou.*"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(workers := _children(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) == 2, "the pool never started"
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert stderr.strip() == "fairvec: stopped by SIGTERM"
+    for worker in workers:
+        assert not Path(f"/proc/{worker}").exists(), f"worker {worker} outlived generate"
+    assert not (root / "vectors" / "tenhou").exists()
+
+
+@pytest.mark.parametrize(
+    ("jobs", "message"), [("0", "'0': must be 1 or more"), ("two", "'two' is not a whole number")]
+)
+def test_a_bad_jobs_count_is_a_usage_error(root: Path, jobs: str, message: str) -> None:
+    status, output = generate(root, "--jobs", jobs)
+    assert status == 2 and message in output
 
 
 def test_check_fails_on_a_stale_file_and_writes_nothing(root: Path) -> None:
