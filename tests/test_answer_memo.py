@@ -420,9 +420,9 @@ def test_a_file_sent_from_the_memo_that_changed_stops_the_run_in_one_line(
     time.sleep(1.2)
     assert _run(vectors, tmp_path / "new.json").status == 0  # the new bytes hashed, indexed
     hashes = KnownHashes.open(own_cache)
-    entry = hashes.entries[str(target.resolve())]
-    assert entry[1] != old_sha
-    hashes.entries[str(target.resolve())] = (entry[0], old_sha)  # stale: the old hash
+    entry = hashes.entries[str(target.resolve())]  # [device, inode, size, times..., sha]
+    assert isinstance(entry, list) and entry[-1] != old_sha
+    hashes.entries[str(target.resolve())] = [*entry[:-1], old_sha]  # stale: the old hash
     hashes.changed = True
     hashes.save()
     report = tmp_path / "report.json"

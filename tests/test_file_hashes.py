@@ -161,6 +161,29 @@ def test_a_malformed_cache_is_a_miss(vectors: Path, own_cache: Path, content: st
     assert _unread([loaded]) == [False] and loaded.sha256 == sha
 
 
+@pytest.mark.usefixtures("settled_at_once")
+def test_a_malformed_entry_spoils_no_other_and_is_dropped_when_saved(
+    vectors: Path, own_cache: Path
+) -> None:
+    """Entries are checked as they are looked up (not all at every open): a broken one is
+    a miss for its file alone, and the next save leaves it out."""
+    load_vector_files(vectors, skeletal=True)
+    cache = json.loads(_cache_file(own_cache).read_text())
+    move, cuts = (
+        str((vectors / name).resolve()) for name in ("battle/move.json", "nardy/cuts.json")
+    )
+    good = cache["files"][cuts][-1]
+    cache["files"][move] = [1, 2, 3, 4, "5", "not a hash"]
+    _cache_file(own_cache).write_text(json.dumps(cache))
+    hashes = KnownHashes.open(own_cache)
+    assert hashes.sha_of(vectors / "battle" / "move.json") is None
+    assert hashes.sha_of(vectors / "nardy" / "cuts.json") == good
+    hashes.forget(vectors / "nardy" / "cuts.json")  # a change, so that it is saved
+    hashes.save()
+    saved = json.loads(_cache_file(own_cache).read_text())["files"]
+    assert move not in saved and cuts not in saved and saved  # the other files' kept
+
+
 def test_a_cache_that_is_a_folder_or_unwritable_is_no_error(
     vectors: Path, own_cache: Path, settled_at_once: None
 ) -> None:

@@ -27,6 +27,7 @@ from support import (
     two_families_fixture,  # noqa: F401  (the vectors fixture)
 )
 
+from fairvec.runner import process as process_module
 from fairvec.runner.answer_memo import FileMemo
 from fairvec.runner.process import AdapterProcess, Event, Matched
 from fairvec.runner.session import Session
@@ -313,6 +314,25 @@ def test_requests_are_fed_as_lines_come_within_the_window() -> None:
         assert fed == [0, 1, 2, 3]
     finally:
         process.kill()
+
+
+def test_lines_matched_are_cut_off_and_a_later_difference_still_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past EXPECTED_KEPT bytes the lines matched are cut off the front of the expected
+    answers: the count of lines and the rest of a line that then differs are as ever."""
+    monkeypatch.setattr(process_module, "EXPECTED_KEPT", 5)
+    expected = bytearray(EXPECTED + b"four\nfive\n")
+    process = AdapterProcess([sys.executable, "-c", WRITER, "one|tw", "sleep:0.05", "o|thr",
+                              "sleep:0.05", "ee|fo", "sleep:0.05", "ur|", "sleep:0.05",
+                              "fiX|"])  # fmt: skip
+    try:
+        matched = process.read_expected(expected, 5.0)
+    finally:
+        process.kill()
+    assert matched.lines == 4
+    assert [(e.kind, e.line) for e in matched.events] == [("stdout", b"fiX")]
+    assert len(expected) < len(EXPECTED)  # (what was matched was let go)
 
 
 def test_an_adapter_in_a_line_is_not_replayed_into() -> None:
