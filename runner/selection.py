@@ -10,8 +10,10 @@ from __future__ import annotations
 import fnmatch
 import gc
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from fairvec.data_model import Vector
 
 GLOB_CHARACTERS = set("*?[")
+TAGS = itemgetter("tags")
 
 
 class Selection(NamedTuple):  # (not a dataclass: see runner/results.py)
@@ -64,12 +67,8 @@ def select(
             works += works_of(vector_file.chosen_by, algorithm, schema)
             continue
         if not keywords:  # tags alone decide, once per list of tags (skeletons share them)
-            kept = _kept_by_tags(tags, excluded)
-            works += works_of(
-                [vector for vector in vector_file.chosen_by if kept(vector["tags"])],
-                algorithm,
-                schema,
-            )
+            kept = _kept_by_tags(vector_file.chosen_by, tags, excluded)
+            works += works_of(kept, algorithm, schema)
             continue
         works += [
             Work(vector, algorithm, schema)
@@ -132,20 +131,19 @@ def _tags_kept(vector_tags: list[str], tags: set[str], excluded: set[str]) -> bo
     return not (excluded and not excluded.isdisjoint(vector_tags))
 
 
-def _kept_by_tags(tags: set[str], excluded: set[str]) -> Callable[[list[str]], bool]:
-    """Whether --tag and --exclude-tag keep a vector with these tags, decided once per list
-    (by identity: a skeletal file's vectors share one list for the same tags; the lists
-    live as long as their vectors, so an identity is never reused meanwhile)."""
-    decided: dict[int, bool] = {}
-
-    def kept(vector_tags: list[str]) -> bool:
-        verdict = decided.get(id(vector_tags))
-        if verdict is None:
-            verdict = _tags_kept(vector_tags, tags, excluded)
-            decided[id(vector_tags)] = verdict
-        return verdict
-
-    return kept
+def _kept_by_tags(vectors: list[Vector], tags: set[str], excluded: set[str]) -> list[Vector]:
+    """The ``vectors`` --tag and --exclude-tag keep, decided once per list of tags, by the
+    list's identity: a skeletal file's vectors share one list for the same tags (and the
+    lists live as long as their vectors, so an identity is never reused meanwhile). The
+    loop over the vectors runs in C: a Python call for each of 10,000 took 2 ms of every
+    run's start."""
+    tag_lists = list(map(TAGS, vectors))
+    identities = list(map(id, tag_lists))
+    verdicts = {
+        identity: _tags_kept(tag_list, tags, excluded)
+        for identity, tag_list in dict(zip(identities, tag_lists, strict=True)).items()
+    }
+    return list(compress(vectors, map(verdicts.__getitem__, identities)))
 
 
 def select_works(options: SelectionOptions) -> list[Work]:

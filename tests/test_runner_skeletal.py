@@ -390,3 +390,31 @@ def _read_until(held: list[Any], done: Any, missing: list[str]) -> None:
         for vector in held:
             if "id" not in vector or "tags" not in vector:
                 missing.append(str(vector))
+
+
+@pytest.mark.parametrize(
+    ("tags", "excluded"),
+    [
+        ((), ("generated",)),
+        (("invalid",), ()),
+        (("invalid", "shape"), ("document-example",)),
+        (("generated",), ("modulo-bias",)),
+    ],
+)
+def test_tags_select_from_skeletons_what_they_select_from_whole_files(
+    vectors: Path, monkeypatch: pytest.MonkeyPatch, tags: tuple[str, ...], excluded: tuple[str, ...]
+) -> None:
+    """--tag and --exclude-tag, decided once per list of tags the skeletons share, keep
+    exactly the vectors a whole file's (each with its own list) keep, in order."""
+    from fairvec.runner.options import SelectionOptions
+    from fairvec.runner.selection import select
+
+    options = SelectionOptions(vectors=vectors, tags=tags, excluded_tags=excluded)
+    select(options, skeletal=True)  # indexed
+    skeletal = select(options, skeletal=True)
+    assert all(f.unread for f in skeletal.files)
+    monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
+    whole = select(options)
+    ids = [work.vector["id"] for work in skeletal.works]
+    assert ids == [work.vector["id"] for work in whole.works]
+    assert 0 < len(ids) < sum(len(f.vectors) for f in whole.files)  # (a real choice)
