@@ -235,5 +235,3 @@ def run_options(arguments: argparse.Namespace) -> RunOptions:
         ),
         oracle=arguments.oracle,
     )
-
-
