@@ -242,9 +242,19 @@ def _read(*pieces: str, patience: float = 5.0, hold: bool = False) -> tuple[Matc
         os.environ.pop("WRITER_HOLD", None)
     try:
         matched = process.read_expected(bytearray(EXPECTED), patience)
-        return matched, [] if hold else process.poll(5)
+        return matched, [] if hold else _poll_to_the_end(process)
     finally:
         process.kill()
+
+
+def _poll_to_the_end(process: AdapterProcess) -> list[Event]:
+    """Every event until stdout ends (one poll returns what one wait found: under load the
+    last line and the end of stdout may come a wait apart)."""
+    events: list[Event] = []
+    deadline = time.monotonic() + 5
+    while process.stdout_open and time.monotonic() < deadline:
+        events += process.poll(0.5)
+    return events
 
 
 def test_what_comes_as_expected_in_any_pieces_is_counted_whole() -> None:
