@@ -2,6 +2,7 @@
 
     python benchmarks/compiled_targets.py [--repeats 3] [--full stake.dice]
     python benchmarks/compiled_targets.py --skip-full --baseline /old/venv/bin/fairvec
+    python benchmarks/compiled_targets.py --pairwise 25 --baseline /old/venv/bin/fairvec
 
 Builds benchmarks/c_adapter/adapter (C11, gcc, OpenSSL's libcrypto, cJSON: Debian's
 gcc, libssl-dev and libcjson-dev), or says what is missing and exits (status 2). Then,
@@ -36,7 +37,9 @@ Every figure is the median of --repeats runs, alternating the sides of each comp
 after one untimed run of each command (so the caches are warm, as in use); the answers are
 checked once, untimed (every request answered; the full tier's digest). ``--baseline``
 measures another fairvec command (an older install) beside this one in 1, 1w, 1b and 3.
-``--skip-full`` leaves out 2.
+``--skip-full`` leaves out 2. ``--pairwise ROUNDS`` measures rows 1 and 1w alone, as
+pairs (the port alone, then fairvec, within a second of each other) whose ratios' median
+it prints: the steadier figure on a machine whose speed drifts between minutes.
 """
 
 from __future__ import annotations
@@ -440,11 +443,53 @@ def measure_full(folder: Path, work: Path, algorithm: str, repeats: int) -> None
     )
 
 
+def measure_pairwise(sides: Sides, folder: Path, work: Path, rounds: int) -> None:
+    """Rows 1 and 1w as pairs: in each round, for each side in turn (the order alternated
+    round by round), the adapter alone on the request file, then the side's command; the
+    median of the rounds' ratios, with their quartiles. A pair is taken within a second,
+    so a machine whose speed drifts between minutes moves both of its halves alike."""
+    requests = work / "fixed.jsonl"
+    algorithms = implemented()
+    requests.write_bytes(b"".join(fixed_requests(folder, algorithms)))
+    selection = [part for name in algorithms for part in ("--algorithm", name)]
+    rows = {
+        "1": ["--tier", "none", "--exclude-tag", SLOW, *selection],
+        "1w": ["--tier", "none", "--exclude-tag", SLOW],
+    }
+    named = sides.commands()
+    for arguments in rows.values():  # untimed: the caches warm, as in use
+        for _, command in named:
+            through_fairvec(arguments, fairvec=command)
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for round_number in range(rounds):
+        for row, arguments in rows.items():
+            for label, command in named if round_number % 2 else named[::-1]:
+                port = alone(requests)
+                seconds = through_fairvec(arguments, fairvec=command)[0]
+                ratios.setdefault((row, label), []).append(seconds / port)
+    print(f"\npairs: the ratio of each round's pair (port alone, then fairvec), {rounds} rounds")
+    for row, label in ((row, label) for row in rows for label, _ in named):
+        values = sorted(ratios[row, label])
+        quarter = len(values) // 4
+        median = statistics.median(values)
+        print(
+            f"   row {row:<3}{label:<12} median {median:.2f}x (quartiles {values[quarter]:.2f}-"
+            f"{values[-quarter - 1]:.2f}); target within {TARGETS['fixed']:.0f}x: "
+            f"{verdict(median, TARGETS['fixed'])}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Issue 20's targets with a compiled adapter.")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", default="stake.dice", choices=("stake.dice", "bustabit.crash_v2"))
     parser.add_argument("--skip-full", action="store_true", help="leave out the full tier")
+    parser.add_argument(
+        "--pairwise",
+        type=int,
+        metavar="ROUNDS",
+        help="measure rows 1 and 1w only, as ROUNDS rounds of pairs (port alone, then fairvec)",
+    )
     parser.add_argument(
         "--baseline",
         metavar="FAIRVEC",
@@ -452,8 +497,8 @@ def main() -> None:
         "in 1, 1w, 1b and 3",
     )
     arguments = parser.parse_args()
-    if arguments.repeats < 1:
-        parser.error("--repeats must be at least 1")
+    if arguments.repeats < 1 or (arguments.pairwise is not None and arguments.pairwise < 1):
+        parser.error("--repeats and --pairwise must be at least 1")
     if arguments.baseline and shutil.which(arguments.baseline) is None:
         parser.error(f"--baseline {arguments.baseline}: no such command")
     problem = build()
@@ -465,6 +510,10 @@ def main() -> None:
     folder = vector_folder()
     sides = Sides([arguments.baseline] if arguments.baseline else None)
     with tempfile.TemporaryDirectory() as name:
+        if arguments.pairwise:
+            measure_pairwise(sides, folder, Path(name), arguments.pairwise)
+            print(f"\nload average after {load_average()}")
+            return
         measure_fixed(sides, folder, Path(name), arguments.repeats)
         if not arguments.skip_full:
             measure_full(folder, Path(name), arguments.full, arguments.repeats)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from support import REPO
 
-from fairvec.reference import InvalidInput, compute
+from fairvec.reference import InvalidInput, compute, tenhou
 from fairvec.reference.tenhou import (
     dead_wall,
     hand_src,
@@ -513,3 +513,29 @@ def test_log_without_shuffle_is_reported(tmp_path: Path) -> None:
     (folder / "game.mjlog").write_text('<mjloggm><GO type="169"/></mjloggm>', encoding="utf-8")
     with pytest.raises(UpstreamDataError, match=r"game\.mjlog: no <SHUFFLE> tag"):
         list(upstream.mjlog_games(tmp_path))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_skipping_outputs_leaves_the_generator_as_that_many_calls_do(seed: int) -> None:
+    """skip_outputs (hand_wall's skip_hands, mt19937's skip) moves the index and refills
+    blocks as genrand_int32 would: the same state after any count, at a block's edge too,
+    and the same outputs after."""
+    rng = random.Random(seed)
+    for count in (0, 1, 623, 624, 625, 1248, rng.randrange(5000), rng.randrange(5000)):
+        key = [rng.randrange(2**32) for _ in range(rng.randrange(1, 700))]
+        called, skipped = tenhou.init_by_array(key), tenhou.init_by_array(key)
+        for _ in range(rng.randrange(700)):  # from anywhere in a block
+            tenhou.genrand_int32(called)
+            tenhou.genrand_int32(skipped)
+        for _ in range(count):
+            tenhou.genrand_int32(called)
+        tenhou.skip_outputs(skipped, count)
+        assert (skipped.mti, skipped.mt) == (called.mti, called.mt), count
+        assert [tenhou.genrand_int32(skipped) for _ in range(30)] == [
+            tenhou.genrand_int32(called) for _ in range(30)
+        ]
+    never_seeded, skipped = tenhou.MtState(), tenhou.MtState()
+    for _ in range(5):
+        tenhou.genrand_int32(never_seeded)
+    tenhou.skip_outputs(skipped, 5)  # seeded with 5489 first, as the C code does
+    assert (skipped.mti, skipped.mt) == (never_seeded.mti, never_seeded.mt)
