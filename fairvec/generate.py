@@ -784,7 +784,8 @@ def _rendered(
     to worker processes, the costliest first (guessed from the committed file's size:
     tenhou's three files take a quarter of the work), so no long one starts last."""
     work = [(spec, vectors_root, data) for spec in specs]
-    if jobs == 1 or len(work) == 1:
+    # (no fork on Windows: one process there)
+    if jobs == 1 or len(work) == 1 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(_render_spec, work)
         return
     work.sort(key=lambda item: -_size_or_zero(vector_path(vectors_root, item[0])))
