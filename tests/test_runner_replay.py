@@ -332,6 +332,7 @@ def test_lines_matched_are_cut_off_and_a_later_difference_still_found(
     """Past EXPECTED_KEPT bytes the lines matched are cut off the front of the expected
     answers: the count of lines and the rest of a line that then differs are as ever."""
     monkeypatch.setattr(process_module, "EXPECTED_KEPT", 5)
+    monkeypatch.setenv("WRITER_HOLD", "1")  # (its exit would end stderr too: then poll's turn)
     expected = bytearray(EXPECTED + b"four\nfive\n")
     process = AdapterProcess([sys.executable, "-c", WRITER, "one|tw", "sleep:0.05", "o|thr",
                               "sleep:0.05", "ee|fo", "sleep:0.05", "ur|", "sleep:0.05",
