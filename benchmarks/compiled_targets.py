@@ -447,10 +447,13 @@ def measure_pairwise(sides: Sides, folder: Path, work: Path, rounds: int) -> Non
     """Rows 1 and 1w as pairs: in each round, for each side in turn (the order alternated
     round by round), the adapter alone on the request file, then the side's command; the
     median of the rounds' ratios, with their quartiles. A pair is taken within a second,
-    so a machine whose speed drifts between minutes moves both of its halves alike."""
-    requests = work / "fixed.jsonl"
+    so a machine whose speed drifts between minutes moves both of its halves alike. Each
+    round starts with the bare Python pipe's pair (BARE_PIPE): the floor, side by side."""
+    requests, answers = work / "fixed.jsonl", work / "answers.jsonl"
     algorithms = implemented()
     requests.write_bytes(b"".join(fixed_requests(folder, algorithms)))
+    with requests.open("rb") as stdin:  # the bare pipe's check: the adapter's own lines
+        answers.write_bytes(subprocess.run([str(ADAPTER)], stdin=stdin, capture_output=True).stdout)
     selection = [part for name in algorithms for part in ("--algorithm", name)]
     rows = {
         "1": ["--tier", "none", "--exclude-tag", SLOW, *selection],
@@ -462,18 +465,20 @@ def measure_pairwise(sides: Sides, folder: Path, work: Path, rounds: int) -> Non
             through_fairvec(arguments, fairvec=command)
     ratios: dict[tuple[str, str], list[float]] = {}
     for round_number in range(rounds):
+        port = alone(requests)  # the floor: what any harness written in Python pays
+        ratios.setdefault(("1", PIPE), []).append(bare_pipe(requests, answers) / port)
         for row, arguments in rows.items():
             for label, command in named if round_number % 2 else named[::-1]:
                 port = alone(requests)
                 seconds = through_fairvec(arguments, fairvec=command)[0]
                 ratios.setdefault((row, label), []).append(seconds / port)
     print(f"\npairs: the ratio of each round's pair (port alone, then fairvec), {rounds} rounds")
-    for row, label in ((row, label) for row in rows for label, _ in named):
+    for row, label in ratios:
         values = sorted(ratios[row, label])
         quarter = len(values) // 4
         median = statistics.median(values)
         print(
-            f"   row {row:<3}{label:<12} median {median:.2f}x (quartiles {values[quarter]:.2f}-"
+            f"   row {row:<3}{label:<17} median {median:.2f}x (quartiles {values[quarter]:.2f}-"
             f"{values[-quarter - 1]:.2f}); target within {TARGETS['fixed']:.0f}x: "
             f"{verdict(median, TARGETS['fixed'])}"
         )

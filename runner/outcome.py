@@ -20,10 +20,9 @@ from fairvec.runner.protocol import Hello
 from fairvec.runner.results import (
     ANSWERED_UNSUPPORTED,
     RAN,
-    STATUS,
     KnownFailure,
     Result,
-    status_counts,
+    Tally,
 )
 from fairvec.runner.selection import suite_algorithms
 from fairvec.runner.session import AnySession
@@ -71,11 +70,15 @@ def hello_warnings(hello: Hello, suite: set[str], variants: dict[str, list[str]]
     return warnings
 
 
-def run_warnings(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> list[str]:
+def run_warnings(
+    session: AnySession, results: list[Result], *, fail_on_skip: bool, tally: Tally | None = None
+) -> list[str]:
+    """``tally``: the results' (Tally(results) when not given)."""
+    tally = Tally(results) if tally is None else tally
     warnings = []
-    counted = status_counts(results)
+    counted = tally.statuses
     # (an answer of unsupported is a skip: then it was sent nothing else)
-    unsupported = sum(map(ANSWERED_UNSUPPORTED, results))
+    unsupported = sum(map(ANSWERED_UNSUPPORTED, tally.marked))
     if unsupported and not any(counted[status] for status in RAN):
         warnings.append(
             f"the adapter answered unsupported to all {unsupported} vectors it was sent"
@@ -111,28 +114,35 @@ def selection_warnings(excluded_tags: tuple[str, ...]) -> list[str]:
 # -- the exit status -----------------------------------------------------------------------
 
 
-def outcome(session: AnySession, results: list[Result], *, fail_on_skip: bool) -> int:
-    if session.infrastructure_error or not _any_run(results):
+def outcome(
+    session: AnySession, results: list[Result], *, fail_on_skip: bool, tally: Tally | None = None
+) -> int:
+    """``tally``: the results' (Tally(results) when not given)."""
+    tally = Tally(results) if tally is None else tally
+    if session.infrastructure_error or not _any_run(tally):
         return EXIT_INFRASTRUCTURE
     # the reports: once the run is over (start-up)
     from fairvec.runner.report import is_success
 
-    if not is_success(results):
+    if not is_success(results, tally):
         return EXIT_FAILED
-    if fail_on_skip and "skip" in map(STATUS, results):
+    if fail_on_skip and tally.statuses["skip"]:
         return EXIT_FAILED
     return EXIT_OK
 
 
-def _any_run(results: list[Result]) -> bool:
-    return any(map(RAN.__contains__, map(STATUS, results)))
+def _any_run(tally: Tally) -> bool:
+    return any(tally.statuses[status] for status in RAN)
 
 
-def report_status(session: AnySession, results: list[Result], status: int) -> int:
+def report_status(
+    session: AnySession, results: list[Result], status: int, tally: Tally | None = None
+) -> int:
     """The one line on stderr that says why the status is 2."""
+    tally = Tally(results) if tally is None else tally
     if session.infrastructure_error:
         print(f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr)
-    elif not _any_run(results):
+    elif not _any_run(tally):
         print(
             "fairvec: error: no vector was run: every selected vector was skipped "
             "(see the warnings above; check the hello's algorithm ids and variants)",
@@ -167,7 +177,9 @@ def coverage(
 # -- the reports ---------------------------------------------------------------------------
 
 
-def write_reports(reports: ReportOptions, info: RunInfo, results: list[Result]) -> None:
+def write_reports(
+    reports: ReportOptions, info: RunInfo, results: list[Result], tally: Tally | None = None
+) -> None:
     """The terminal report, then every report file asked for, all or none (a signal while
     they are written waits for the last one). ``--json -`` sends the JSON report to
     standard output, and the terminal report to standard error."""
@@ -177,15 +189,16 @@ def write_reports(reports: ReportOptions, info: RunInfo, results: list[Result]) 
     to_stdout = _is_stdout(reports.json)
     terminal = sys.stderr if to_stdout else sys.stdout
     terminal.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    write_human(terminal, info, results, reports.max_details)
+    tally = Tally(results) if tally is None else tally
+    write_human(terminal, info, results, reports.max_details, tally)
     files = []
     if reports.json is not None and not to_stdout:
-        files.append((reports.json, render_json(info, results), "--json"))
+        files.append((reports.json, render_json(info, results, tally), "--json"))
     if reports.junit is not None:
-        files.append((reports.junit, render_junit(info, results), "--junit"))
+        files.append((reports.junit, render_junit(info, results, tally), "--junit"))
     write_all_or_none(files)
     if to_stdout:
-        sys.stdout.write(render_json(info, results))
+        sys.stdout.write(render_json(info, results, tally))
         sys.stdout.flush()
 
 

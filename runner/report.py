@@ -11,26 +11,21 @@ import json
 import math
 import re
 from collections import Counter
-from itertools import compress, groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from fairvec import __version__
 from fairvec.jsonio import write_atomically
 from fairvec.runner.results import (
-    ALGORITHM,
-    ANSWERED_UNSUPPORTED,
     KNOWN_FAILURE,
-    SKIP_KIND,
     SKIP_REASONS,
     STATUSES,
     UNEXPECTED_PASS,
     KnownFailure,
     Result,
+    Tally,
     hello_skip_reason,
     skip_reason,
-    status_counts,
-    with_status,
     with_status_or_unexpected,
 )
 
@@ -95,16 +90,21 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", _ANSI.sub("", text))
 
 
-def counts(results: list[Result]) -> dict[str, int]:
-    counted = status_counts(results)
+def counts(results: list[Result], tally: Tally | None = None) -> dict[str, int]:
+    """``tally``: the results' (Tally(results) when not given)."""
+    tally = Tally(results) if tally is None else tally
+    counted = tally.statuses
     summary = {status.replace("-", "_"): counted.get(status, 0) for status in STATUSES}
-    summary["total"] = len(results)
-    summary["known_failures"] = sum(map(KNOWN_FAILURE, results))
-    summary["unexpected_passes"] = sum(map(UNEXPECTED_PASS, results))
+    summary["total"] = tally.total
+    summary["known_failures"] = len(tally.known_failures())
+    summary["unexpected_passes"] = len(tally.unexpected_passes())
     return summary
 
 
-def is_success(results: list[Result]) -> bool:
+def is_success(results: list[Result], tally: Tally | None = None) -> bool:
+    tally = Tally(results) if tally is None else tally
+    if not any(tally.statuses[status] for status in FAILING) and not tally.unexpected_passes():
+        return True  # (the usual run: nothing to look at one by one)
     return not any(
         (result.status in ("fail", "error") and not result.known_failure)
         or result.unexpected_pass
@@ -116,23 +116,26 @@ def is_success(results: list[Result]) -> bool:
 # -- the coverage attestation ---------------------------------------------------------------
 
 
-def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage) -> dict[str, Any]:
+def algorithm_coverage(
+    algorithm: str, counted: Counter[str], marked: list[Result], coverage: Coverage
+) -> dict[str, Any]:
     """What was and was not checked of one algorithm: every selected vector is counted
-    exactly once, as run (passed, failed or errored), not run, or skipped for a reason."""
-    counted = status_counts(results)
-    skipped = _skip_reasons(with_status(results, "skip"), algorithm, coverage.declared)
+    exactly once, as run (passed, failed or errored), not run, or skipped for a reason.
+    ``counted``: its results' statuses; ``marked``: those of its results that carry a mark
+    (Tally)."""
+    skipped = _skip_reasons(counted["skip"], marked, algorithm, coverage.declared)
     return {
         "declared": algorithm in coverage.declared,
         "variants_declared": coverage.declared.get(algorithm),
-        "selected": len(results),
+        "selected": sum(counted.values()),
         "run": counted["pass"] + counted["fail"] + counted["error"],
         "passed": counted["pass"],
         "failed": counted["fail"],
         "errored": counted["error"],
         "not_run": counted["not-run"],
         "skipped": {reason: skipped[reason] for reason in SKIP_REASONS},
-        "known_failures": sum(map(KNOWN_FAILURE, results)),
-        "unexpected_passes": sum(map(UNEXPECTED_PASS, results)),
+        "known_failures": sum(map(KNOWN_FAILURE, marked)),
+        "unexpected_passes": sum(map(UNEXPECTED_PASS, marked)),
         # the port's claims (runner/claims.py): what was pinned, and which output fields
         # were judged ("all", or the fields of a partial claim: never a full pass)
         "pinned": coverage.claims["pinned"].get(algorithm),
@@ -142,17 +145,21 @@ def algorithm_coverage(algorithm: str, results: list[Result], coverage: Coverage
 
 
 def _skip_reasons(
-    skips: list[Result], algorithm: str, declared: dict[str, list[str]]
+    skips: int, marked: list[Result], algorithm: str, declared: dict[str, list[str]]
 ) -> Counter[str]:
-    """How many of ``skips`` (of ``algorithm``) were skipped for each reason. Most often
-    the hello decided them all (no claim, no answer of unsupported): then one reason, for
-    each algorithm, counted without a call a vector (12,000 of them in a run of the whole
+    """How many of the ``skips`` (of ``algorithm``) were skipped for each reason. The
+    hello decided all but the marked ones (an answer of unsupported, a claim's skip), so
+    the others are counted without a look at each (12,000 of them in a run of the whole
     suite by a port of three families)."""
-    if not skips:
-        return Counter()
-    if any(map(ANSWERED_UNSUPPORTED, skips)) or any(map(SKIP_KIND, skips)):
-        return Counter(skip_reason(result, declared) for result in skips)
-    return Counter({hello_skip_reason(algorithm, declared): len(skips)})
+    own = [
+        result
+        for result in marked
+        if result.status == "skip" and (result.answered_unsupported or result.skip_kind)
+    ]
+    reasons = Counter(skip_reason(result, declared) for result in own)
+    if skips > len(own):
+        reasons[hello_skip_reason(algorithm, declared)] += skips - len(own)
+    return reasons
 
 
 def _fresh_count(coverage: Coverage, algorithm: str) -> int:
@@ -179,12 +186,12 @@ def known_failure_entries(coverage: Coverage, results: list[Result]) -> list[dic
     return entries
 
 
-def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
+def attestation(info: RunInfo, results: list[Result], tally: Tally | None = None) -> dict[str, Any]:
     """The report's statement of exactly what was and was not checked."""
+    tally = Tally(results) if tally is None else tally
     coverage = info.coverage
-    by_algorithm: dict[str, list[Result]] = {name: [] for name in coverage.algorithms}
-    for name, group in groupby(results, key=ALGORITHM):  # (in the vectors' order: few runs)
-        by_algorithm.setdefault(name, []).extend(group)
+    by_algorithm: dict[str, Counter[str]] = {name: Counter() for name in coverage.algorithms}
+    by_algorithm.update(tally.by_algorithm)
     suite = coverage.suite
     return {
         "runner": {"name": "fairvec", "version": __version__},
@@ -205,8 +212,8 @@ def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         "known_failures": known_failure_entries(coverage, results),
         "claims": coverage.claims,
         "algorithms": {
-            name: algorithm_coverage(name, group, coverage)
-            for name, group in sorted(by_algorithm.items())
+            name: algorithm_coverage(name, counted, tally.marked_of(name), coverage)
+            for name, counted in sorted(by_algorithm.items())
         },
     }
 
@@ -214,19 +221,26 @@ def attestation(info: RunInfo, results: list[Result]) -> dict[str, Any]:
 # -- the terminal --------------------------------------------------------------------------
 
 
-def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_details: int) -> None:
-    problems = [r for r in with_status_or_unexpected(results, FAILED) if _needs_attention(r)]
+def write_human(
+    stream: TextIO,
+    info: RunInfo,
+    results: list[Result],
+    max_details: int,
+    tally: Tally | None = None,
+) -> None:
+    tally = Tally(results) if tally is None else tally
+    problems = [r for r in _failed_or_unexpected(results, tally) if _needs_attention(r)]
     for result in problems[:max_details]:
         _write_detail(stream, result)
     if len(problems) > max_details:
         stream.write(f"... and {len(problems) - max_details} more (see --json or --junit)\n\n")
-    known = list(compress(results, map(KNOWN_FAILURE, results)))
+    known = tally.known_failures()
     if known:
         stream.write(f"{len(known)} known failure(s) still fail, as listed.\n")
     _write_known_entries(stream, info, results)
     for warning in info.warnings:
         stream.write(f"warning: {printable(warning)}\n")
-    _write_coverage(stream, info, results)
+    _write_coverage(stream, info, results, tally)
     command = printable(" ".join(info.command))
     stream.write(
         f"fairvec {__version__}, vectors {info.vectors_digest}\n"
@@ -234,12 +248,19 @@ def write_human(stream: TextIO, info: RunInfo, results: list[Result], max_detail
         f"adapter {printable(info.adapter_name)} {printable(info.adapter_version)} ({command}), "
         f"{info.duration_seconds:.2f}s, {info.restarts} restart(s)\n"
     )
-    summary = counts(results)
+    summary = counts(results, tally)
     not_run = f", {summary['not_run']} not run" if summary["not_run"] else ""
     stream.write(
         f"{summary['pass']} passed, {summary['fail']} failed, {summary['error']} errors, "
         f"{summary['skip']} skipped{not_run}\n"
     )
+
+
+def _failed_or_unexpected(results: list[Result], tally: Tally) -> list[Result]:
+    """The results that failed or errored, and the unexpected passes, in order."""
+    if not (tally.statuses["fail"] or tally.statuses["error"] or tally.unexpected_passes()):
+        return []  # (the usual run: no pass over the results)
+    return with_status_or_unexpected(results, FAILED)
 
 
 def _suite_line(suite: SuiteSource) -> str:
@@ -265,10 +286,10 @@ def _write_known_entries(stream: TextIO, info: RunInfo, results: list[Result]) -
         )
 
 
-def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result]) -> None:
+def _write_coverage(stream: TextIO, info: RunInfo, results: list[Result], tally: Tally) -> None:
     """The attestation in brief: how many algorithms were selected and fully run, and a
     line for each one of which something selected was not run (the JSON has them all)."""
-    algorithms = attestation(info, results)["algorithms"]
+    algorithms = attestation(info, results, tally)["algorithms"]
     selected = {name: entry for name, entry in algorithms.items() if entry["selected"]}
     partial = {name: entry for name, entry in selected.items() if entry["run"] < entry["selected"]}
     stream.write(
@@ -356,7 +377,8 @@ def _short(value: Any) -> str:
 # -- JSON ----------------------------------------------------------------------------------
 
 
-def json_report(info: RunInfo, results: list[Result]) -> dict[str, Any]:
+def json_report(info: RunInfo, results: list[Result], tally: Tally | None = None) -> dict[str, Any]:
+    tally = Tally(results) if tally is None else tally
     return {
         "format": FORMAT,
         "suite_version": info.suite_version,
@@ -369,10 +391,10 @@ def json_report(info: RunInfo, results: list[Result]) -> dict[str, Any]:
         "started_at": info.started_at,
         "duration_seconds": round(info.duration_seconds, 3),
         "restarts": info.restarts,
-        "summary": counts(results),
-        "success": is_success(results) if info.success is None else info.success,
+        "summary": counts(results, tally),
+        "success": is_success(results, tally) if info.success is None else info.success,
         "warnings": info.warnings,
-        "attestation": attestation(info, results),
+        "attestation": attestation(info, results, tally),
         "results": [_result_entry(result, info.coverage.declared) for result in results],
     }
 
@@ -419,12 +441,12 @@ def write_json(path: Path, info: RunInfo, results: list[Result]) -> None:
     write_atomically(path, render_json(info, results))
 
 
-def render_json(info: RunInfo, results: list[Result]) -> str:
+def render_json(info: RunInfo, results: list[Result], tally: Tally | None = None) -> str:
     """The JSON report's text: strict JSON (RFC 8259), which jq, JSON.parse and every CI
     tool read. A number JSON cannot hold (NaN, an infinity) never reaches a report as a
     bare NaN or Infinity: the runner refuses such an answer as not JSON, and anything that
     still holds one is written as a string saying what it was."""
-    report = json_report(info, results)
+    report = json_report(info, results, tally)
     try:
         text = json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False)
     except ValueError:  # a non-finite float somewhere: said in words, not as bare NaN
@@ -462,7 +484,7 @@ def write_junit(path: Path, info: RunInfo, results: list[Result]) -> None:
     write_atomically(path, render_junit(info, results))
 
 
-def render_junit(info: RunInfo, results: list[Result]) -> str:
+def render_junit(info: RunInfo, results: list[Result], tally: Tally | None = None) -> str:
     """One <testsuite> per algorithm, one <testcase> per vector, valid under both the
     Jenkins (xunit junit-10.xsd) and the Ant (windyroad JUnit.xsd) schemas. JUnit has no
     'expected failure', so a known failure is reported as skipped, with the reason; a
@@ -470,7 +492,7 @@ def render_junit(info: RunInfo, results: list[Result]) -> str:
     import xml.etree.ElementTree as ET  # start-up: 2 ms of every run; only --junit needs it
 
     root = ET.Element("testsuites")  # Ant's schema allows it no attribute
-    attested = attestation(info, results)
+    attested = attestation(info, results, tally)
     by_algorithm: dict[str, list[Result]] = {}
     for result in results:
         by_algorithm.setdefault(result.algorithm, []).append(result)

@@ -57,7 +57,7 @@ from fairvec.runner.process import (
     become_subreaper,
 )
 from fairvec.runner.protocol import Hello
-from fairvec.runner.results import KnownFailure, Result, Work
+from fairvec.runner.results import KnownFailure, Result, Tally, Work
 from fairvec.runner.selection import (
     Filler,
     Selection,
@@ -269,11 +269,13 @@ def _report(
 ) -> int:
     """The warnings, the digests and the reports; the exit status."""
     session, results, fail_on_skip = ran.session, ran.results, options.reports.fail_on_skip
+    tally = Tally(results)  # counted once, for the warnings, the status and the reports
     suite_ids = suite_algorithms(options.selection.root)
     warnings = hello_warnings(session.hello, suite_ids, ran.selection.variants)
-    warnings += session.warnings + run_warnings(session, results, fail_on_skip=fail_on_skip)
+    warnings += session.warnings
+    warnings += run_warnings(session, results, fail_on_skip=fail_on_skip, tally=tally)
     warnings += selection_warnings(options.selection.excluded_tags)
-    status = outcome(session, results, fail_on_skip=fail_on_skip)
+    status = outcome(session, results, fail_on_skip=fail_on_skip, tally=tally)
     suite, run_digest = digests(  # after the run
         options.selection, release, options.release.archive, ran.selection, ran.chosen,
         ran.unselected,
@@ -301,8 +303,8 @@ def _report(
         warnings=warnings,
         success=status == EXIT_OK,
     )
-    write_reports(options.reports, info, results)
-    return report_status(session, results, status)
+    write_reports(options.reports, info, results, tally)
+    return report_status(session, results, status, tally)
 
 
 def _accumulated_for(
