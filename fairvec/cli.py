@@ -127,10 +127,18 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# What _command_named says for ``fairvec --version``: no command is built (the version is
+# printed as it is read): 0.03 s instead of 0.1 s, which importing every command's module took.
+NO_COMMAND = ""
+
+
 def _command_named(words: Sequence[str]) -> str | None:
     """The command the arguments name, when it is plainly one: the first word that is
     not an option (fairvec's own options take no value). None (build every command, for
-    the help and for argparse's messages) when there is none or it is unknown."""
+    the help and for argparse's messages) when there is none or it is unknown; NO_COMMAND
+    for ``--version`` first."""
+    if words[:1] == ["--version"]:
+        return NO_COMMAND
     for word in words:
         if word in ("--", "-h", "--help"):  # the help lists every command
             return None

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 from support import MISBEHAVING, THREE
 
-from fairvec.cli import _command_named, _parser
+from fairvec import __version__
+from fairvec.cli import NO_COMMAND, _command_named, _parser
 from fairvec.vectorfiles import (
     DigestStream,
     canonical_items,
@@ -265,12 +266,34 @@ def test_no_record_on_a_runs_path_is_a_dataclass() -> None:
 
 def test_the_command_line_is_built_for_the_command_named_only() -> None:
     assert _command_named(["run", "--bundled", "node"]) == "run"
-    assert _command_named(["--version"]) is None
     for words in (["-h", "run"], ["--help"], ["rn"], [], ["--", "run"]):
         assert _command_named(words) is None, words  # the whole parser: help, messages
     run_only, whole = _parser("run"), _parser()
     arguments = ["run", "--tier", "none", "--", "adapter"]
     assert vars(run_only.parse_args(arguments)) == vars(whole.parse_args(arguments))
+
+
+def test_the_version_is_said_without_building_any_command() -> None:
+    code = (
+        "import sys\n"
+        "from fairvec.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit as stop:\n"
+        "    assert stop.code == 0, stop.code\n"
+        "import json\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    version, imported = done.stdout.splitlines()
+    assert version == f"fairvec {__version__}"
+    commands = {"fairvec.runner.cli", "fairvec.analysis.cli", "fairvec.release.cli"}
+    commands |= {"fairvec.fuzz.cli", "fairvec.stream_command", "fairvec.accumulated_command"}
+    assert commands.isdisjoint(json.loads(imported))
+    # any other first word still builds what it names, or everything
+    assert _command_named(["--version"]) == NO_COMMAND
+    assert _command_named(["-h", "--version"]) is None
 
 
 def test_loading_pauses_the_collector_and_restores_it(tmp_path: Path) -> None:
