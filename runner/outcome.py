@@ -70,11 +70,8 @@ def hello_warnings(hello: Hello, suite: set[str], variants: dict[str, list[str]]
     return warnings
 
 
-def run_warnings(
-    session: AnySession, results: list[Result], *, fail_on_skip: bool, tally: Tally | None = None
-) -> list[str]:
-    """``tally``: the results' (Tally(results) when not given)."""
-    tally = Tally(results) if tally is None else tally
+def run_warnings(session: AnySession, tally: Tally, *, fail_on_skip: bool) -> list[str]:
+    """``tally``: the run's results, counted (runner/results.py)."""
     warnings = []
     counted = tally.statuses
     # (an answer of unsupported is a skip: then it was sent nothing else)
@@ -114,11 +111,8 @@ def selection_warnings(excluded_tags: tuple[str, ...]) -> list[str]:
 # -- the exit status -----------------------------------------------------------------------
 
 
-def outcome(
-    session: AnySession, results: list[Result], *, fail_on_skip: bool, tally: Tally | None = None
-) -> int:
-    """``tally``: the results' (Tally(results) when not given)."""
-    tally = Tally(results) if tally is None else tally
+def outcome(session: AnySession, results: list[Result], tally: Tally, *, fail_on_skip: bool) -> int:
+    """``tally``: the ``results``, counted."""
     if session.infrastructure_error or not _any_run(tally):
         return EXIT_INFRASTRUCTURE
     # the reports: once the run is over (start-up)
@@ -135,11 +129,9 @@ def _any_run(tally: Tally) -> bool:
     return any(tally.statuses[status] for status in RAN)
 
 
-def report_status(
-    session: AnySession, results: list[Result], status: int, tally: Tally | None = None
-) -> int:
-    """The one line on stderr that says why the status is 2."""
-    tally = Tally(results) if tally is None else tally
+def report_status(session: AnySession, tally: Tally, status: int) -> int:
+    """The one line on stderr that says why the status is 2 (``tally``: the results,
+    counted)."""
     if session.infrastructure_error:
         print(f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr)
     elif not _any_run(tally):
@@ -178,7 +170,7 @@ def coverage(
 
 
 def write_reports(
-    reports: ReportOptions, info: RunInfo, results: list[Result], tally: Tally | None = None
+    reports: ReportOptions, info: RunInfo, results: list[Result], tally: Tally
 ) -> None:
     """The terminal report, then every report file asked for, all or none (a signal while
     they are written waits for the last one). ``--json -`` sends the JSON report to
@@ -189,7 +181,6 @@ def write_reports(
     to_stdout = _is_stdout(reports.json)
     terminal = sys.stderr if to_stdout else sys.stdout
     terminal.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    tally = Tally(results) if tally is None else tally
     write_human(terminal, info, results, reports.max_details, tally)
     files = []
     if reports.json is not None and not to_stdout:

@@ -90,9 +90,7 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", _ANSI.sub("", text))
 
 
-def counts(results: list[Result], tally: Tally | None = None) -> dict[str, int]:
-    """``tally``: the results' (Tally(results) when not given)."""
-    tally = Tally(results) if tally is None else tally
+def counts(tally: Tally) -> dict[str, int]:
     counted = tally.statuses
     summary = {status.replace("-", "_"): counted.get(status, 0) for status in STATUSES}
     summary["total"] = tally.total
@@ -101,8 +99,8 @@ def counts(results: list[Result], tally: Tally | None = None) -> dict[str, int]:
     return summary
 
 
-def is_success(results: list[Result], tally: Tally | None = None) -> bool:
-    tally = Tally(results) if tally is None else tally
+def is_success(results: list[Result], tally: Tally) -> bool:
+    """``tally``: the results' (as every function here that takes one)."""
     if not any(tally.statuses[status] for status in FAILING) and not tally.unexpected_passes():
         return True  # (the usual run: nothing to look at one by one)
     return not any(
@@ -186,9 +184,8 @@ def known_failure_entries(coverage: Coverage, results: list[Result]) -> list[dic
     return entries
 
 
-def attestation(info: RunInfo, results: list[Result], tally: Tally | None = None) -> dict[str, Any]:
+def attestation(info: RunInfo, results: list[Result], tally: Tally) -> dict[str, Any]:
     """The report's statement of exactly what was and was not checked."""
-    tally = Tally(results) if tally is None else tally
     coverage = info.coverage
     by_algorithm: dict[str, Counter[str]] = {name: Counter() for name in coverage.algorithms}
     by_algorithm.update(tally.by_algorithm)
@@ -226,9 +223,8 @@ def write_human(
     info: RunInfo,
     results: list[Result],
     max_details: int,
-    tally: Tally | None = None,
+    tally: Tally,
 ) -> None:
-    tally = Tally(results) if tally is None else tally
     problems = [r for r in _failed_or_unexpected(results, tally) if _needs_attention(r)]
     for result in problems[:max_details]:
         _write_detail(stream, result)
@@ -248,7 +244,7 @@ def write_human(
         f"adapter {printable(info.adapter_name)} {printable(info.adapter_version)} ({command}), "
         f"{info.duration_seconds:.2f}s, {info.restarts} restart(s)\n"
     )
-    summary = counts(results, tally)
+    summary = counts(tally)
     not_run = f", {summary['not_run']} not run" if summary["not_run"] else ""
     stream.write(
         f"{summary['pass']} passed, {summary['fail']} failed, {summary['error']} errors, "
@@ -391,7 +387,7 @@ def json_report(info: RunInfo, results: list[Result], tally: Tally | None = None
         "started_at": info.started_at,
         "duration_seconds": round(info.duration_seconds, 3),
         "restarts": info.restarts,
-        "summary": counts(results, tally),
+        "summary": counts(tally),
         "success": is_success(results, tally) if info.success is None else info.success,
         "warnings": info.warnings,
         "attestation": attestation(info, results, tally),
@@ -492,7 +488,7 @@ def render_junit(info: RunInfo, results: list[Result], tally: Tally | None = Non
     import xml.etree.ElementTree as ET  # start-up: 2 ms of every run; only --junit needs it
 
     root = ET.Element("testsuites")  # Ant's schema allows it no attribute
-    attested = attestation(info, results, tally)
+    attested = attestation(info, results, Tally(results) if tally is None else tally)
     by_algorithm: dict[str, list[Result]] = {}
     for result in results:
         by_algorithm.setdefault(result.algorithm, []).append(result)

@@ -273,9 +273,9 @@ def _report(
     suite_ids = suite_algorithms(options.selection.root)
     warnings = hello_warnings(session.hello, suite_ids, ran.selection.variants)
     warnings += session.warnings
-    warnings += run_warnings(session, results, fail_on_skip=fail_on_skip, tally=tally)
+    warnings += run_warnings(session, tally, fail_on_skip=fail_on_skip)
     warnings += selection_warnings(options.selection.excluded_tags)
-    status = outcome(session, results, fail_on_skip=fail_on_skip, tally=tally)
+    status = outcome(session, results, tally, fail_on_skip=fail_on_skip)
     suite, run_digest = digests(  # after the run
         options.selection, release, options.release.archive, ran.selection, ran.chosen,
         ran.unselected,
@@ -304,7 +304,7 @@ def _report(
         success=status == EXIT_OK,
     )
     write_reports(options.reports, info, results, tally)
-    return report_status(session, results, status, tally)
+    return report_status(session, tally, status)
 
 
 def _accumulated_for(
