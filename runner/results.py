@@ -141,16 +141,11 @@ ALGORITHM = attrgetter("algorithm")  # (of a work too)
 KNOWN_FAILURE = attrgetter("known_failure")
 UNEXPECTED_PASS = attrgetter("unexpected_pass")
 ANSWERED_UNSUPPORTED = attrgetter("answered_unsupported")
-SKIP_KIND = attrgetter("skip_kind")
 RAN = frozenset({"pass", "fail", "error"})  # the statuses of a vector sent and answered
 
 
 # A result's marks: what the counts of statuses alone cannot say of it
 MARKS = attrgetter("known_failure", "unexpected_pass", "answered_unsupported", "skip_kind")
-
-
-def status_counts(results: list[Result]) -> Counter[str]:
-    return Counter(map(STATUS, results))
 
 
 class Tally:
@@ -186,10 +181,6 @@ class Tally:
 
     def unexpected_passes(self) -> list[Result]:
         return list(compress(self.marked, map(UNEXPECTED_PASS, self.marked)))
-
-
-def with_status(results: list[Result], status: str) -> list[Result]:
-    return list(compress(results, map(status.__eq__, map(STATUS, results))))
 
 
 def with_status_or_unexpected(results: list[Result], statuses: frozenset[str]) -> list[Result]:

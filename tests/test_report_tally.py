@@ -22,7 +22,6 @@ from fairvec.runner.report import (
     attestation,
     counts,
     is_success,
-    json_report,
     write_human,
 )
 from fairvec.runner.results import SKIP_REASONS, STATUSES, Result, Tally
@@ -48,8 +47,13 @@ def _result(rng: random.Random, number: int, statuses: list[str]) -> Result:
     algorithm = rng.choice([*SUITE, "fresh.only"])
     status = rng.choice(statuses)
     variant = rng.choice([None, "v1", "v2"])
-    vector: Any = {"id": f"{algorithm}/{number}", "variant": variant, "tags": [], "input": {}}
-    vector["expected"] = {}
+    vector: Any = {
+        "id": f"{algorithm}/{number}",
+        "variant": variant,
+        "tags": [],
+        "input": {},
+        "expected": {},
+    }
     result = Result(vector, algorithm, status)
     if status == "skip" and rng.random() < 0.3:
         if rng.random() < 0.5:
@@ -69,8 +73,12 @@ def _run(seed: int) -> list[Result]:
     # counts alone) come as often as the others
     statuses = rng.sample(STATUSES, rng.randrange(1, len(STATUSES) + 1))
     results = [_result(rng, number, statuses) for number in range(rng.randrange(0, 400))]
-    # mostly in runs of one algorithm, as in the vectors' order, some not
-    results.sort(key=lambda result: (result.algorithm, rng.random() < 0.9))
+    # in runs of one algorithm, as in the vectors' order, but a tenth moved out of place
+    results.sort(key=lambda result: result.algorithm)
+    moved = rng.sample(range(len(results)), len(results) // 10)
+    shuffled = rng.sample([results[place] for place in moved], len(moved))
+    for at, result in zip(moved, shuffled, strict=True):
+        results[at] = result
     return results
 
 
@@ -136,8 +144,6 @@ def test_the_counts_once_are_the_counts_result_by_result(seed: int) -> None:
         "unexpected_passes": sum(result.unexpected_pass for result in results),
     }
     assert is_success(results, tally) is _plain_success(results)
-    # the same report whether the tally is handed over or counted again
-    assert json_report(_info(), results, tally) == json_report(_info(), results)
 
 
 @pytest.mark.parametrize("seed", range(40))
