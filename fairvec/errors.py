@@ -23,6 +23,10 @@ class Interrupted(BaseException):
         self.name = name
 
 
+# The signals that stop fairvec as Ctrl-C (SIGINT) does (stopping_signals_raise)
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 @contextmanager
 def stopping_signals_raise() -> Iterator[None]:
     """SIGTERM and SIGHUP end the block as Ctrl-C does, by an exception (Interrupted), so
@@ -36,8 +40,7 @@ def stopping_signals_raise() -> Iterator[None]:
     def stop(number: int, _frame: FrameType | None) -> None:
         raise Interrupted(number, signal.Signals(number).name)
 
-    wanted = (signal.SIGTERM, signal.SIGHUP)
-    previous = {number: signal.signal(number, stop) for number in wanted}
+    previous = {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
     try:
         yield
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -88,26 +89,47 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in listed.read_text().split()] if listed.exists() else []
 
 
-def test_sigterm_ends_the_workers_and_writes_nothing(root: Path) -> None:
-    """Stopped while its workers compute, generate ends them (no orphan keeps a CPU busy
-    for a minute) and writes no file."""
+@pytest.mark.parametrize("forked", [1, 2])
+def test_sigterm_ends_the_workers_and_writes_nothing(root: Path, forked: int) -> None:
+    """Stopped while its pool starts (one worker forked, the next not yet: a stop there
+    once left a worker running) or while its workers compute, generate ends them (no
+    orphan keeps a CPU busy for a minute, or the pipes of whoever started it open) and
+    writes no file."""
     if not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
         pytest.skip("this system does not list a process's children in /proc")
     shutil.rmtree(root / "vectors" / "tenhou")
     command = [*FAIRVEC_COMMAND, "generate", "--root", str(root), "--jobs", "2",
                "--algorithm", "tenhou.*"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while len(workers := _children(process.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert len(workers) == 2, "the pool never started"
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=30)
+    # a session of its own: whatever is left of it can be found, and killed
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers := _children(process.pid)) < forked and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert len(workers) >= forked, "the pool never started"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+        left = _in_group(process.pid)
+    finally:  # (nothing is left when all went well)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if process.returncode is None:
+            process.communicate()
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert stderr.strip() == "fairvec: stopped by SIGTERM"
-    for worker in workers:
-        assert not Path(f"/proc/{worker}").exists(), f"worker {worker} outlived generate"
+    assert not left, "a worker outlived generate"
     assert not (root / "vectors" / "tenhou").exists()
+
+
+def _in_group(group: int) -> bool:
+    """Whether any process is left in process group ``group``."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize(
