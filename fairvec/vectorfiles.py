@@ -235,6 +235,7 @@ def load_vector_files(
     *,
     freeze: bool = False,
     skeletal: bool = False,
+    hashes: KnownHashes | None = None,
 ) -> list[VectorFile]:
     """Read and validate the vector files of the algorithms ``wanted`` accepts; the
     others are not even opened. A file validated before (same bytes) is not validated
@@ -246,14 +247,16 @@ def load_vector_files(
     out of the collector's sight (gc.freeze, until a gc.unfreeze), before it runs again,
     so no collection walks them either: for a caller that holds them through a run.
     ``skeletal``: a file the validation cache vouches for and the index cache knows is
-    loaded skeletal (see the module's docstring); the others are read whole and indexed."""
+    loaded skeletal (see the module's docstring); the others are read whole and indexed.
+    ``hashes``: the remembered hashes (fairvec.file_hashes) as the caller opened them, to
+    look up its other files in too (else opened here)."""
     if not root.is_dir():
         raise FairvecError(f"{root}: no vectors folder here (pass --vectors DIR)")
     paths = vector_file_paths(root)
     if not paths:
         raise FairvecError(f"{root}: no vector files (expected <family>/<algorithm>.json)")
     known = ValidationCache.open()
-    hashes = KnownHashes.open(cache_folder())
+    hashes = KnownHashes.open(cache_folder()) if hashes is None else hashes
     marked = (root / SCHEMA_NAME).is_file()
     chosen = [path for path in paths if wanted(algorithm_of(path))]
     with _collector_paused():

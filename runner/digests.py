@@ -51,7 +51,8 @@ class UnselectedFiles:
     def __init__(self, root: Path, selection: Selection) -> None:
         loaded = {f.path for f in selection.files}
         self._paths = [path for path in vector_file_paths(root) if path not in loaded]
-        self._hashes = KnownHashes.open(cache_folder())
+        hashes = selection.hashes  # (as the selection opened them: once a run)
+        self._hashes = KnownHashes.open(cache_folder()) if hashes is None else hashes
         self._read: dict[Path, Hashed] = {}
         self._error: BaseException | None = None
         # a daemon: a run that stops early (Ctrl-C, a usage error) never waits for it

@@ -138,6 +138,7 @@ def works_of(vectors: Iterable[Vector], algorithm: str, schema: dict[str, Any]) 
 # and a loop in Python over them cost the end of a fast port's run a few ms each time).
 STATUS = attrgetter("status")
 ALGORITHM = attrgetter("algorithm")  # (of a work too)
+VECTOR = attrgetter("vector")  # (of a work too)
 KNOWN_FAILURE = attrgetter("known_failure")
 UNEXPECTED_PASS = attrgetter("unexpected_pass")
 ANSWERED_UNSUPPORTED = attrgetter("answered_unsupported")

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError
+from fairvec.file_hashes import KnownHashes
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.results import Work, works_of
-from fairvec.vectorfiles import VectorFile, algorithm_of, load_vector_files
+from fairvec.vectorfiles import VectorFile, algorithm_of, cache_folder, load_vector_files
 
 if TYPE_CHECKING:
     from fairvec.data_model import Vector
@@ -33,6 +34,9 @@ class Selection(NamedTuple):  # (not a dataclass: see runner/results.py)
     files: list[VectorFile]  # the files of the algorithms selected, whole
     works: list[Work]  # the vectors selected, in the files' order
     variants: dict[str, list[str]]  # the variants of each algorithm selected
+    # the hashes remembered (fairvec.file_hashes), opened once a run: the digest looks up
+    # the files left out in them too (a cache of 2,048 files takes 3 ms to read)
+    hashes: KnownHashes | None = None
 
 
 def select(
@@ -53,11 +57,13 @@ def select(
     keywords = options.keywords
     tags = set(options.tags)
     excluded = set(options.excluded_tags)
+    hashes = KnownHashes.open(cache_folder())
     files = load_vector_files(
         options.root,
         lambda name: not globs or _matches_any(name, globs),
         freeze=freeze,
         skeletal=skeletal,
+        hashes=hashes,
     )
     for vector_file in files:
         schema = vector_file.output_schema
@@ -77,7 +83,7 @@ def select(
         ]
     if not works and not none_ok:
         raise nothing_selected(options.root, options.algorithms)
-    return Selection(files, works, variants)
+    return Selection(files, works, variants, hashes)
 
 
 class Filler:

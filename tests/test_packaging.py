@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from importlib.metadata import metadata
+from pathlib import Path
 
 from support import REPO
 
@@ -52,3 +53,30 @@ def test_the_readme_counts_the_fixed_vectors_there_are() -> None:
     assert f"{count:,} fixed vectors" in " ".join(readme.split()), (
         f"README.md: say {count:,} fixed vectors in the main command's paragraph"
     )
+
+
+# the rooms fairvec/ links to, shipped as package data (pyproject.toml)
+PACKAGED_ROOMS = ("adapters", "docs", "reference", "runner", "spec", "vectors")
+
+
+def _files_under(folder: Path) -> set[str]:
+    return {
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_the_installed_package_holds_every_file_of_its_rooms() -> None:
+    """A wheel carries only the package data pyproject.toml names: a file type left out (the
+    vendored Node modules' LICENSE files, the CI recipe's script) went missing from every
+    install while the checkout, where the tests used to look, still had it."""
+    import fairvec
+
+    installed = Path(fairvec.__file__).resolve().parent
+    for room in PACKAGED_ROOMS:
+        missing = _files_under(REPO / room) - _files_under(installed / room)
+        assert not missing, f"{room}/: not installed: {sorted(missing)[:5]} (pyproject.toml)"
+    vendor = installed / "adapters" / "node" / "vendor" / "node_modules" / "@noble"
+    for module in ("curves", "hashes"):
+        assert "MIT License" in (vendor / module / "LICENSE").read_text(encoding="utf-8")
