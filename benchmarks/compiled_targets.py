@@ -40,7 +40,9 @@ measures another fairvec command (an older install) beside this one in 1, 1w, 1b
 ``--skip-full`` leaves out 2. ``--pairwise ROUNDS`` measures rows 1 and 1w alone, as
 pairs (the port alone, then fairvec, within a second of each other) whose ratios' median
 it prints: the steadier figure on a machine whose speed drifts between minutes; each
-round starts with the bare Python pipe's pair, the floor.
+round starts with the bare Python pipe's pair, the floor. ``--runner-cpu ROUNDS`` measures
+rows 1 and 1w as the runner's own CPU time, in process (RUNNER_CPU): what a change to the
+runner saves, without the noise of the interpreter's start and the port's scheduling.
 """
 
 from __future__ import annotations
@@ -485,6 +487,64 @@ def measure_pairwise(sides: Sides, folder: Path, work: Path, rounds: int) -> Non
         )
 
 
+# The runner's own CPU time in one process (argv: the number of runs, then fairvec run's
+# arguments): fairvec.cli.main called again and again, each run's user and system time
+# (the adapters' excluded) and wall time; the medians of all but the first two (the
+# caches and the interpreter warm) printed as "cpu wall" in ms. Steadier than a whole
+# command's wall time, which the interpreter's start, the imports and the port's own
+# scheduling move by tens of ms from one run to the next.
+RUNNER_CPU = r"""
+import contextlib, io, resource, statistics, sys, time
+from fairvec.cli import main
+runs, arguments = int(sys.argv[1]), sys.argv[2:]
+cpu, wall = [], []
+for _ in range(runs):
+    sys.argv = ["fairvec", *arguments]
+    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        main()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    wall.append(time.perf_counter() - started)
+    cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+print(f"{statistics.median(cpu[2:]) * 1000:.1f} {statistics.median(wall[2:]) * 1000:.1f}")
+"""
+
+
+def python_of(command: list[str] | None) -> str:
+    """The interpreter of a fairvec command (its venv's python, beside bin/fairvec)."""
+    if command is None:
+        return sys.executable
+    return str(Path(shutil.which(command[0]) or command[0]).with_name("python"))
+
+
+def measure_runner_cpu(sides: Sides, rounds: int, runs: int = 12) -> None:
+    """Rows 1 and 1w as the runner's own CPU and wall time in process (RUNNER_CPU), each
+    side in turn (the order alternated round by round); the medians of the rounds."""
+    algorithms = implemented()
+    selection = [part for name in algorithms for part in ("--algorithm", name)]
+    rows = {
+        "1": ["--tier", "none", "--exclude-tag", SLOW, *selection],
+        "1w": ["--tier", "none", "--exclude-tag", SLOW],
+    }
+    named = sides.commands()
+    figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for round_number in range(rounds):
+        for row, arguments in rows.items():
+            for label, command in named if round_number % 2 else named[::-1]:
+                run = ["run", "--no-progress", *arguments, "--", str(ADAPTER)]
+                done = subprocess.run(
+                    [python_of(command), "-c", RUNNER_CPU, str(runs), *run],
+                    capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                cpu, wall = map(float, done.stdout.split())
+                figures.setdefault((row, label), []).append((cpu, wall))
+    print(f"\nthe runner in process, {rounds} rounds of {runs} runs (the first 2 untimed)")
+    for (row, label), values in figures.items():
+        cpu = statistics.median(value[0] for value in values)
+        wall = statistics.median(value[1] for value in values)
+        print(f"   row {row:<3}{label:<17} its own CPU {cpu:6.1f} ms, wall {wall:6.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Issue 20's targets with a compiled adapter.")
     parser.add_argument("--repeats", type=int, default=3)
@@ -497,14 +557,21 @@ def main() -> None:
         help="measure rows 1 and 1w only, as ROUNDS rounds of pairs (port alone, then fairvec)",
     )
     parser.add_argument(
+        "--runner-cpu",
+        type=int,
+        metavar="ROUNDS",
+        help="measure rows 1 and 1w only, as the runner's own CPU time in process",
+    )
+    parser.add_argument(
         "--baseline",
         metavar="FAIRVEC",
         help="another fairvec command (an older install's bin/fairvec) measured side by side "
         "in 1, 1w, 1b and 3",
     )
     arguments = parser.parse_args()
-    if arguments.repeats < 1 or (arguments.pairwise is not None and arguments.pairwise < 1):
-        parser.error("--repeats and --pairwise must be at least 1")
+    rounds = (arguments.repeats, arguments.pairwise, arguments.runner_cpu)
+    if any(value is not None and value < 1 for value in rounds):
+        parser.error("--repeats, --pairwise and --runner-cpu must be at least 1")
     if arguments.baseline and shutil.which(arguments.baseline) is None:
         parser.error(f"--baseline {arguments.baseline}: no such command")
     problem = build()
@@ -516,8 +583,11 @@ def main() -> None:
     folder = vector_folder()
     sides = Sides([arguments.baseline] if arguments.baseline else None)
     with tempfile.TemporaryDirectory() as name:
-        if arguments.pairwise:
-            measure_pairwise(sides, folder, Path(name), arguments.pairwise)
+        if arguments.pairwise or arguments.runner_cpu:
+            if arguments.pairwise:
+                measure_pairwise(sides, folder, Path(name), arguments.pairwise)
+            if arguments.runner_cpu:
+                measure_runner_cpu(sides, arguments.runner_cpu)
             print(f"\nload average after {load_average()}")
             return
         measure_fixed(sides, folder, Path(name), arguments.repeats)

@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-
     from fairvec.runner.answer_memo import AnswerMemo, Replay
 
 VECTOR_ID = itemgetter("id")  # of a work's vector, or a result's
+VARIANT = itemgetter("variant")
 
 MAX_CRASHES = 5  # --max-crashes: crashes or failed restarts in a row before giving up
 # --max-timeouts: timeouts in a row, with no answer in between, before giving up. Larger than
@@ -363,7 +364,7 @@ class Session:
             run = list(group)
             reasons = {
                 variant: self._unsupported_reason(algorithm, variant)
-                for variant in {work.vector["variant"] for work in run}
+                for variant in set(map(VARIANT, map(VECTOR, run)))
             }
             if len(set(reasons.values())) == 1:  # all declared, or all not: the usual
                 reason = next(iter(reasons.values()))
@@ -391,9 +392,8 @@ class Session:
 
     def _skip(self, skipped: list[tuple[Work, str]]) -> list[Result]:
         # made by map, not a loop in Python: a run may skip tens of thousands
-        works = [work for work, _reason in skipped]
+        works, reasons = list(map(itemgetter(0), skipped)), map(itemgetter(1), skipped)
         vectors, algorithms = map(VECTOR, works), map(ALGORITHM, works)
-        reasons = [reason for _work, reason in skipped]
         results = list(map(Result, vectors, algorithms, repeat("skip"), reasons))
         self._results += results
         if self.on_result is not ignore_result:
