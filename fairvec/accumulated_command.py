@@ -8,10 +8,12 @@ run`` builds the same parser and never loads the reference.
 from __future__ import annotations
 
 import argparse
+import codecs
 import fnmatch
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -213,17 +215,19 @@ def _compare_block(session: Session, chosen: Accumulated, block: int) -> int:
 def _print_case(
     chosen: Accumulated, index: int, inputs: dict[str, Any], wanted: Expected, got: Any, where: str
 ) -> None:
-    text = json.dumps
+    # the inputs as drawn (any Unicode scalar value), escaped where stdout cannot show them
+    utf8 = codecs.lookup(sys.stdout.encoding or "ascii").name == "utf-8"
+    text = partial(json.dumps, ensure_ascii=not utf8)
     print(f"first differing case: {chosen.id} case {index} (block {index // chosen.block + 1})")
     if where:
         print(f"  differs at: {where}")
-    print(f"  input:    {text(inputs, ensure_ascii=False)}")
-    print(f"  expected: {text(wanted, ensure_ascii=False)}")
+    print(f"  input:    {text(inputs)}")
+    print(f"  expected: {text(wanted)}")
     if got is not None:
-        print(f"  got:      {text(got, ensure_ascii=False)}")
+        print(f"  got:      {text(got)}")
     print("as a spec case (paste under cases:):")
     case = {"name": f"accumulated-case-{index}", "input": inputs}
     if "error" in wanted:
         case["error"] = wanted["error"]
-    print("  - " + text(case, ensure_ascii=False))
+    print("  - " + text(case))
     sys.stdout.flush()

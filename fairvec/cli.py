@@ -71,6 +71,14 @@ def entry() -> NoReturn:
     writes is closed (and renamed into place) before main returns; the atexit handlers a
     library registered still run (matplotlib removes a temporary config folder in one);
     callers of main itself (the tests, the pytest plugin) keep the ordinary exit."""
+    if "stdout" in _reopened_closed_streams():  # as a full disk: nowhere for the output
+        print(
+            "fairvec: error: cannot write the output: standard output is closed (send it "
+            "to /dev/null to discard it)",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(EXIT_USAGE)
     status = main()
     atexit._run_exitfuncs()  # CPython's own first step of an exit: the handlers, in order
     try:
@@ -81,6 +89,32 @@ def entry() -> NoReturn:
     except OSError as error:  # stdout is a full disk, /dev/full, a failing device
         status = _output_refused(error)
     os._exit(status)
+
+
+# The standard streams: descriptor, name in sys, mode.
+STANDARD_STREAMS = ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w"))
+
+
+def _reopened_closed_streams() -> list[str]:
+    """The standard streams the caller closed (``>&-``, ``2>&-``, ``<&-``), each reopened
+    on the null device, by name. Python leaves a closed one None: the first print to it
+    failed inside fairvec (a passing run exited 1 with a traceback), and the next file or
+    pipe opened took its descriptor (a report on fd 1, an error message in it)."""
+    closed = []
+    for descriptor, name, mode in STANDARD_STREAMS:  # lowest first: os.open takes the lowest
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(descriptor)
+        except OSError:  # closed: the null device in its place
+            null = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if null != descriptor:
+                os.dup2(null, descriptor)
+                os.close(null)
+            closed.append(name)
+        stream = open(descriptor, mode, closefd=False, errors="backslashreplace")  # noqa: SIM115
+        setattr(sys, name, stream)
+    return closed
 
 
 # A write fairvec's own output cannot make: nothing to report as a bug, nothing to retry.

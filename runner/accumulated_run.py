@@ -325,9 +325,13 @@ def answers(
     session: Session, chosen: Accumulated, *, first_block: int = 1, blocks: int | None = None
 ) -> Iterator[tuple[int, dict[str, Any], Result]]:
     """(index, input, the session's Result) for each case of blocks ``first_block`` on,
-    sent one block at a time; the inputs of earlier blocks are drawn, not sent."""
+    sent one block at a time; the inputs of earlier blocks are drawn, not sent. A session
+    that stopped (--max-crashes, --max-timeouts) answered only the cases before: those are
+    yielded, then the stop is raised as a FairvecError (the run cannot go on)."""
     for first, batch, results in _blocks(session, chosen, first_block, blocks):
-        yield from zip(range(first, first + len(batch)), batch, results, strict=True)
+        yield from zip(range(first, first + len(batch)), batch, results)
+    if session.infrastructure_error:
+        raise FairvecError(f"the run stopped: {session.infrastructure_error}")
 
 
 def _blocks(

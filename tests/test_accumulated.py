@@ -91,6 +91,48 @@ def test_locate_finds_the_case(short_stream: tuple[Path, dict[str, Any]], block:
     assert json.dumps(wrong_input) in done.stdout
 
 
+@pytest.mark.parametrize("block", [[], ["--block", "3"]], ids=["searched", "given"])
+def test_locate_with_an_adapter_that_crashes_on_every_case_stops_in_one_line(
+    short_stream: tuple[Path, dict[str, Any]], block: list[str]
+) -> None:
+    """The session stops after --max-crashes: the search says why in one line (it used to
+    end in an internal error); with --block the first case is named as not answered."""
+    folder, _ = short_stream
+    port = [sys.executable, str(MISBEHAVING), "--crash-one-in", "1"]
+    done = fairvec("accumulated", "locate", *block, "--vectors", folder, STREAM_ID, "--", *port)
+    if block:
+        assert done.status == 1, done.stderr
+        assert f"{STREAM_ID} case 1000: the adapter did not answer: " in done.stdout
+        return
+    assert done.status == 2 and done.stdout == "", done.stdout + done.stderr
+    assert done.stderr.startswith("fairvec: error: the run stopped: the adapter crashed")
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_locate_escapes_what_an_ascii_terminal_cannot_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The streams draw any Unicode scalar value: printed raw, they ended `locate` in an
+    internal error on a stdout that cannot encode them."""
+    from fairvec.vectorfiles import default_vectors_root
+
+    vector_id = "stake.dice/accumulated@truncate"
+    chosen = streaming.find(default_vectors_root(), vector_id)
+    stream = chosen.entry["stream"]
+    drawn = islice(accumulated_digest.cases(stream["seed"], stream["input"]), chosen.block)
+    index, case = next(
+        (index, case)
+        for index, case in enumerate(drawn)
+        if not json.dumps(case, ensure_ascii=False).isascii()
+    )
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    port = [sys.executable, str(MISBEHAVING), f"wrong-output:{vector_id}#{index}"]
+    done = fairvec("accumulated", "locate", "--block", "1", vector_id, "--", *port)
+    assert done.status == 1, done.stderr
+    assert f"first differing case: {vector_id} case {index} (block 1)" in done.stdout
+    assert json.dumps(case) in done.stdout and done.stdout.isascii()
+
+
 def test_an_answer_json_cannot_hold_is_charged_to_its_case(
     short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

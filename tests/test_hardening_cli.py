@@ -419,3 +419,37 @@ def test_numbers_out_of_range_are_refused(arguments: list[str]) -> None:
     done = fairvec(*arguments, timeout=60)
     assert done.status == 2, done.stderr
     assert "must be 0 or more" in done.stderr or "at most 10,000,000" in done.stderr
+
+
+# -- closed standard streams ----------------------------------------------------------------
+
+
+def _closing(*descriptors: int) -> Any:
+    """A preexec that closes ``descriptors`` in the child, as ``>&-`` or ``2>&-`` does."""
+
+    def close() -> None:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+    return close
+
+
+def test_a_closed_stdout_is_refused_in_one_line_as_a_full_disk_is() -> None:
+    done = fairvec("run", *THREE, *PYTHON, preexec=_closing(1))
+    _one_line_error(done, "standard output is closed", "/dev/null")
+
+
+def test_a_closed_stderr_or_stdin_leaves_the_run_and_its_status_alone() -> None:
+    """A passing run exited 1, its last flush failing on the closed stream; and with
+    ``--json -`` the error went to stdout in the report's place."""
+    for closed in (0, 2):
+        done = fairvec("run", *THREE, *PYTHON, "--json", "-", preexec=_closing(closed))
+        assert done.status == 0, (closed, done.stdout)
+        report = json.loads(done.stdout)
+        assert report["summary"]["pass"] == 3 and report["success"] is True
+    failing = fairvec("run", *THREE, "--", sys.executable, "-c", "import sys; print(1/0)")
+    closed_stderr = fairvec(
+        "run", *THREE, "--", sys.executable, "-c", "import sys; print(1/0)", preexec=_closing(2)
+    )
+    assert (failing.status, closed_stderr.status) == (2, 2)
+    assert closed_stderr.stderr == ""
