@@ -329,7 +329,7 @@ def answers(
     that stopped (--max-crashes, --max-timeouts) answered only the cases before: those are
     yielded, then the stop is raised as a FairvecError (the run cannot go on)."""
     for first, batch, results in _blocks(session, chosen, first_block, blocks):
-        yield from zip(range(first, first + len(batch)), batch, results)
+        yield from zip(range(first, first + len(batch)), batch, results, strict=False)
     if session.infrastructure_error:
         raise FairvecError(f"the run stopped: {session.infrastructure_error}")
 
