@@ -16,7 +16,7 @@ import os
 import signal
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -138,6 +138,23 @@ def check_not_special(path: Path, option: str, written: str = "a report") -> Non
             f"{place}: is {kind_of(mode)}, not a regular file; fairvec writes {written} "
             "only to a new or a regular file (move it away)"
         )
+
+
+def check_not_an_input(path: Path, option: str, inputs: Sequence[tuple[str, Path]]) -> None:
+    """Refuse, before anything is read, an output ``path`` that is one of the command's
+    ``inputs`` ((option, path) pairs): the output would replace it (a JSON report written
+    over the --known-failures list it was run with, an HTML page over its own report)."""
+    for given, source in inputs:
+        try:
+            same = os.path.samefile(path, source)  # a link or a hard link to it too
+        except OSError:  # one of them does not exist (yet): not the same file
+            same = os.path.realpath(path) == os.path.realpath(source)
+        if same:
+            named = f"{given} {source}" if given else str(source)
+            raise FairvecError(
+                f"{option} {path}: is also {named}, which writing it would replace; give "
+                "another path"
+            )
 
 
 def write_all_or_none(files: list[tuple[Path, str, str]]) -> None:

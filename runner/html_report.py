@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
 from fairvec.jsonio import first_difference, json_equal, read_json, write_atomically
-from fairvec.regular_files import check_not_special
+from fairvec.regular_files import check_not_an_input, check_not_special
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.report import printable
 from fairvec.vectorfiles import default_vectors_root, load_vector_files, vectors_digest
@@ -84,6 +84,8 @@ def add_report_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 def report_command(arguments: argparse.Namespace) -> int:
     check_not_special(arguments.html, "--html")  # before the reports are read
+    read = [("the report", path) for path in arguments.reports]
+    check_not_an_input(arguments.html, "--html", read)
     runs = [load_run(path) for path in arguments.reports]
     root: Path = arguments.vectors or default_vectors_root()
     page = render(runs, Suite.read(root, runs))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairvec.errors import FairvecError
-from fairvec.regular_files import check_not_special, write_all_or_none
+from fairvec.regular_files import check_not_an_input, check_not_special, write_all_or_none
 from fairvec.runner.options import ReportOptions, SelectionOptions
 from fairvec.runner.protocol import Hello
 from fairvec.runner.results import (
@@ -197,9 +198,10 @@ def _is_stdout(path: Path | None) -> bool:
     return path is not None and str(path) == "-"
 
 
-def check_report_paths(*paths: Path | None) -> None:
+def check_report_paths(*paths: Path | None, inputs: Sequence[tuple[str, Path]] = ()) -> None:
     """Before the run, not after it: a report that cannot be written wastes the run, and a
-    path that names a device or a FIFO must never be replaced by a file."""
+    path that names a device or a FIFO, or one of the run's ``inputs`` ((option, path)
+    pairs: --known-failures), must never be replaced by a file."""
     given = [(option, path) for option, path in zip(("--json", "--junit"), paths, strict=True)]
     if _is_stdout(given[1][1]):
         raise FairvecError("--junit -: only the JSON report can go to standard output")
@@ -208,6 +210,7 @@ def check_report_paths(*paths: Path | None) -> None:
     if len(chosen) == 2 and os.path.realpath(chosen[0][1]) == os.path.realpath(chosen[1][1]):
         raise FairvecError(f"--json and --junit are both {chosen[0][1]}: give two files")
     for option, path in chosen:
+        check_not_an_input(path, option, inputs)
         try:
             _check_report_path(option, path)
         except OSError as error:  # a name too long, a loop of links, ...

@@ -440,8 +440,10 @@ class RunnerResourceError(Exception):
 
 
 def describe_status(status: int | None) -> str:
+    """How the adapter ended, as a verb phrase: its exit status, or (None) that it had not
+    exited when its stdout closed (it is killed then)."""
     if status is None:
-        return "is still running"
+        return "closed its stdout"
     if status < 0:
         try:
             name = signal.Signals(-status).name

@@ -82,7 +82,9 @@ if TYPE_CHECKING:  # the release's tools are imported only for --suite
 def run(options: RunOptions) -> int:
     """The run's exit status (0 all passed, 1 failures, 2 the run could not be trusted);
     a usage error (fairvec exits 2 with its message) is raised as a FairvecError."""
-    check_report_paths(options.reports.json, options.reports.junit)
+    listed = options.known_failures
+    inputs = [("--known-failures", listed)] if listed else []
+    check_report_paths(options.reports.json, options.reports.junit, inputs=inputs)
     # read before the adapter starts: a bad list is a usage error, not a wasted run
     known = read_known_failures(options.known_failures) if options.known_failures else []
     # verified before anything in it is read

@@ -410,3 +410,12 @@ def test_one_sessions_reaping_never_kills_anothers_new_adapter() -> None:
     done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     assert done.stdout.strip() == "alive", done.stdout + done.stderr
+
+
+def test_an_adapter_that_closes_its_stdout_before_the_hello_is_said_to_have() -> None:
+    """It used to read "the adapter is still running before its hello line"."""
+    closing = "import os, time; os.close(1); time.sleep(60)"
+    started = time.monotonic()
+    done = fairvec("run", *THREE, "--", sys.executable, "-c", closing)
+    assert done.status == 2 and time.monotonic() - started < 20, done.stderr
+    assert "the adapter closed its stdout before its hello line" in done.stderr, done.stderr

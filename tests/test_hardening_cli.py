@@ -453,3 +453,27 @@ def test_a_closed_stderr_or_stdin_leaves_the_run_and_its_status_alone() -> None:
     )
     assert (failing.status, closed_stderr.status) == (2, 2)
     assert closed_stderr.stderr == ""
+
+
+# -- an output that is also an input ---------------------------------------------------------
+
+
+def test_a_report_over_the_known_failures_list_is_refused_before_the_run(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text(f"{FIRE}\n", encoding="utf-8")
+    linked = tmp_path / "link.json"
+    linked.symlink_to(listed)
+    for option, path in (("--json", listed), ("--junit", listed), ("--json", linked)):
+        done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, option, path)
+        _one_line_error(done, f"{option} {path}: is also --known-failures {listed}")
+        assert "passed" not in done.stdout
+    assert listed.read_text(encoding="utf-8") == f"{FIRE}\n"
+
+
+def test_an_html_page_over_a_report_it_reads_is_refused(tmp_path: Path) -> None:
+    report = tmp_path / "run.json"
+    assert fairvec("run", *THREE, *PYTHON, "--json", report).status == 0
+    before = report.read_bytes()
+    done = fairvec("report", "--html", report, report)
+    _one_line_error(done, f"--html {report}: is also the report {report}")
+    assert report.read_bytes() == before
