@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fairvec import accumulated_digest
+from fairvec.runner.compare import shown_text
 from fairvec.runner.process import describe_status
 from fairvec.runner.protocol import parse_accumulate_answer, quote
 from fairvec.runner.results import Result
@@ -164,7 +165,7 @@ def _line(line: bytes, chosen: Accumulated, on_checkpoint: OnCheckpoint) -> Any:
     if message.get("unsupported"):  # no state is left behind: the process stays
         raise Unsupported(str(message.get("reason", "")))
     if "error" in message:
-        return f"the adapter answered error {message['error']['code']!r}"
+        return f"the adapter answered error {shown_text(message['error']['code'])!r}"
     if "accumulated" not in message:
         return f"an answer with no accumulated digest: {quote(line)}"
     return message["accumulated"]

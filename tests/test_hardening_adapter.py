@@ -419,3 +419,27 @@ def test_an_adapter_that_closes_its_stdout_before_the_hello_is_said_to_have() ->
     done = fairvec("run", *THREE, "--", sys.executable, "-c", closing)
     assert done.status == 2 and time.monotonic() - started < 20, done.stderr
     assert "the adapter closed its stdout before its hello line" in done.stderr, done.stderr
+
+
+BIG_ERRORS = (
+    "import json, sys\n"
+    'hello = {"type": "hello", "protocol": 1, "name": "big", "version": "1",\n'
+    '         "algorithms": {"battle.move": []}}\n'
+    "print(json.dumps(hello), flush=True)\n"
+    "for line in sys.stdin:\n"
+    '    error = {"code": "E" * 100_000, "message": "m" * 100_000}\n'
+    '    print(json.dumps({"id": json.loads(line)["id"], "error": error}), flush=True)\n'
+)
+
+
+def test_an_error_code_and_message_are_cut_in_the_reports(tmp_path: Path) -> None:
+    """A code is a short word: 187 vectors answered with 100 KB ones made 50 MB reports."""
+    report = tmp_path / "report.json"
+    done = fairvec("run", *THREE, "--json", report, "--", sys.executable, "-c", BIG_ERRORS)
+    assert done.status == 1, done.stderr
+    results = done.report(report)["results"]
+    assert [result["status"] for result in results] == ["fail"] * 3
+    for result in results:
+        assert "(100,000 characters)" in result["message"] and len(result["message"]) < 600
+        assert result["got"]["error"] == "E" * 200 + "... (100,000 characters)"
+    assert report.stat().st_size < 100_000 and len(done.stdout) < 100_000  # (were 600 KB)
