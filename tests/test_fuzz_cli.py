@@ -146,6 +146,17 @@ def test_a_bad_input_space_is_one_line_naming_the_place(tmp_path: Path) -> None:
     assert "algorithms/casino.numbers/events/0/weight" in done.stderr
 
 
+def test_a_length_drawn_beyond_a_million_characters_is_refused(tmp_path: Path) -> None:
+    """A typo (a hundred million) ran for as long as --seconds allowed: a hang, to a user."""
+    space = yaml.safe_load((SPEC_ROOT / "fuzz.yaml").read_text(encoding="utf-8"))
+    space["strings"]["length"] = [0, 100_000_000]
+    bad = tmp_path / "fuzz.yaml"
+    bad.write_text(yaml.safe_dump(space), encoding="utf-8")
+    done = fairvec("fuzz", "--space", bad, "--count", "5", "--bundled", "python", timeout=60)
+    assert done.status == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "strings/length/1: 100000000 is greater than the maximum of 1000000" in done.stderr
+
+
 def test_an_unknown_algorithm_in_the_space_is_named(tmp_path: Path) -> None:
     space = yaml.safe_load((SPEC_ROOT / "fuzz.yaml").read_text(encoding="utf-8"))
     space["algorithms"]["casino.nope"] = {"invalid": 0.5}
