@@ -112,9 +112,21 @@ def selection_warnings(excluded_tags: tuple[str, ...]) -> list[str]:
 # -- the exit status -----------------------------------------------------------------------
 
 
+def run_stopped(session: AnySession, results: list[Result], tally: Tally) -> str | None:
+    """Why the run stopped before its end (--max-crashes, --max-timeouts, an adapter that
+    could not be restarted), or None: the fixed vectors' session's reason, else that of the
+    accumulated vectors' own session, which its not-run results carry."""
+    if session.infrastructure_error:
+        return session.infrastructure_error
+    if not tally.statuses["not-run"]:
+        return None
+    stopped = next(result for result in results if result.status == "not-run")
+    return stopped.message.removeprefix("not run: ") or f"{stopped.id} was not run"
+
+
 def outcome(session: AnySession, results: list[Result], tally: Tally, *, fail_on_skip: bool) -> int:
     """``tally``: the ``results``, counted."""
-    if session.infrastructure_error or not _any_run(tally):
+    if run_stopped(session, results, tally) or not _any_run(tally):
         return EXIT_INFRASTRUCTURE
     # the reports: once the run is over (start-up)
     from fairvec.runner.report import is_success
@@ -130,11 +142,12 @@ def _any_run(tally: Tally) -> bool:
     return any(tally.statuses[status] for status in RAN)
 
 
-def report_status(session: AnySession, tally: Tally, status: int) -> int:
-    """The one line on stderr that says why the status is 2 (``tally``: the results,
+def report_status(session: AnySession, results: list[Result], tally: Tally, status: int) -> int:
+    """The one line on stderr that says why the status is 2 (``tally``: the ``results``,
     counted)."""
-    if session.infrastructure_error:
-        print(f"fairvec: error: the run stopped: {session.infrastructure_error}", file=sys.stderr)
+    stopped = run_stopped(session, results, tally)
+    if stopped:
+        print(f"fairvec: error: the run stopped: {stopped}", file=sys.stderr)
     elif not _any_run(tally):
         print(
             "fairvec: error: no vector was run: every selected vector was skipped "

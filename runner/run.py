@@ -306,7 +306,7 @@ def _report(
         success=status == EXIT_OK,
     )
     write_reports(options.reports, info, results, tally)
-    return report_status(session, tally, status)
+    return report_status(session, results, tally, status)
 
 
 def _accumulated_for(

@@ -162,6 +162,30 @@ def test_a_crash_inside_the_stream_is_charged_to_its_vector(
     assert "while handling this vector" in result["message"]
 
 
+CRASHES_ON_EVERY_CASE = (
+    "import json, os, sys\n"
+    "from fairvec.reference import registry\n"
+    "algorithms = {name: list(found.variants) for name, found in registry().items()}\n"
+    'hello = {"type": "hello", "protocol": 1, "name": "crashes", "version": "1"}\n'
+    'print(json.dumps({**hello, "algorithms": algorithms}), flush=True)\n'
+    "for line in sys.stdin:\n"
+    "    os._exit(5)\n"
+)
+
+
+def test_accumulated_vectors_stopped_by_crashes_stop_the_run(tmp_path: Path) -> None:
+    """The accumulated vectors' own session gives up after --max-crashes as the fixed
+    vectors' does: exit 2 and one line saying why (it exited 1, saying nothing)."""
+    report = tmp_path / "report.json"
+    selection = ["--algorithm", "bustabit.crash_v2", "--tag", "accumulated", "--json", report]
+    done = fairvec("run", *selection, "--", sys.executable, "-c", CRASHES_ON_EVERY_CASE)
+    assert done.status == 2, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("fairvec: error: the run stopped: ") and "5 times in a row" in line
+    statuses = [result["status"] for result in done.report(report)["results"]]
+    assert statuses[0] == "error" and "not-run" in statuses
+
+
 def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[str, Any]]) -> None:
     folder, _ = short_stream
     done = fairvec("run", "--vectors", folder, "--tag", "accumulated", "--bundled", "python")
