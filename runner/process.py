@@ -71,6 +71,7 @@ class _LineSplitter:
         self.max_line = max_line
         self.partial = bytearray()
         self.dropping = False  # inside an over-long line, already reported
+        self.open = True  # until the stream ends (or the adapter's exit ends it)
 
     def feed(self, chunk: bytes, events: list[Event]) -> None:
         kind: EventKind = "stdout" if self.stream == "stdout" else "stderr"
@@ -187,6 +188,12 @@ class AdapterProcess:
             self._selector.register(stream.fileno(), selectors.EVENT_READ)
         os.set_blocking(self._stdin, False)
         _widen(self._stdin, self._process.stdout.fileno())
+        # Readable once the adapter exits: something it started may hold its stdout open
+        # (a helper in the background, a setsid daemon), and the exit would otherwise be
+        # seen only when the timeout ran out (an accumulated vector's: hours).
+        self._exited_fd = _exit_descriptor(self.pid)
+        if self._exited_fd is not None:
+            self._selector.register(self._exited_fd, selectors.EVENT_READ)
         self.stdout_open = True
         self.stderr_open = True
         self.closed = False
@@ -255,7 +262,9 @@ class AdapterProcess:
             for key, _mask in self._selector.select(remaining):
                 if key.fd == self._stdin:
                     self._flush()
-                else:
+                elif key.fd == self._exited_fd:
+                    self._exited(events)
+                elif key.fd in self._splitters and self._splitters[key.fd].open:
                     self._read(key.fd, events)
             if deadline is not None and time.monotonic() >= deadline:
                 break
@@ -298,8 +307,8 @@ class AdapterProcess:
         deadline = time.monotonic() + patience
         while position < len(expected) and not self.closed:
             ready = self._selector.select(max(deadline - time.monotonic(), 0.0))
-            if not ready or any(key.fd == stderr for key, _mask in ready):
-                break  # a stall (the session charges it) or stderr (poll reads it)
+            if not ready or any(key.fd in (stderr, self._exited_fd) for key, _mask in ready):
+                break  # a stall (the session charges it), stderr or an exit (poll reads it)
             for key, _mask in ready:
                 if key.fd == self._stdin:
                     self._flush()
@@ -365,9 +374,21 @@ class AdapterProcess:
         self._ended(fd, events)
         return True
 
+    def _exited(self, events: list[Event]) -> None:
+        """The adapter exited: what it wrote to stdout is read, and stdout ends there, even
+        if something it started still holds the pipe (it is killed with the adapter)."""
+        assert self._exited_fd is not None and self._process.stdout
+        self._selector.unregister(self._exited_fd)
+        stdout = self._process.stdout.fileno()
+        while self.stdout_open and self._read(stdout, events):
+            pass
+        if self.stdout_open:
+            self._ended(stdout, events)
+
     def _ended(self, fd: int, events: list[Event]) -> None:
         """Stream ``fd`` reached its end: what was left of a line, and (stdout) the event."""
         splitter = self._splitters[fd]
+        splitter.open = False
         self._selector.unregister(fd)
         leftover = splitter.leftover()
         if splitter.stream == "stdout":
@@ -421,6 +442,8 @@ class AdapterProcess:
         _LIVE_PIDS.discard(self.pid)
         self._close_stdin()
         self._selector.close()
+        if self._exited_fd is not None:
+            os.close(self._exited_fd)
         for stream in (self._process.stdout, self._process.stderr):
             if stream:
                 stream.close()
@@ -437,6 +460,18 @@ class AdapterStartError(Exception):
 
 class RunnerResourceError(Exception):
     """The runner itself ran out of something (descriptors, processes): not the adapter's fault."""
+
+
+def _exit_descriptor(pid: int) -> int | None:
+    """A descriptor readable once process ``pid`` exits (Linux 5.3's pidfd), or None where
+    there is none: the exit is then seen when stdout ends, as before."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        return int(opener(pid))
+    except OSError:  # an older kernel (ENOSYS), or no descriptor left
+        return None
 
 
 def describe_status(status: int | None) -> str:

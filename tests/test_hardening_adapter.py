@@ -6,6 +6,7 @@ naming too many algorithms, and answers written on stderr."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -443,3 +444,35 @@ def test_an_error_code_and_message_are_cut_in_the_reports(tmp_path: Path) -> Non
         assert "(100,000 characters)" in result["message"] and len(result["message"]) < 600
         assert result["got"]["error"] == "E" * 200 + "... (100,000 characters)"
     assert report.stat().st_size < 100_000 and len(done.stdout) < 100_000  # (were 600 KB)
+
+
+LEAVES_A_DAEMON = (
+    "import json, subprocess, sys, os\n"
+    'hello = {"type": "hello", "protocol": 1, "name": "daemon", "version": "1",\n'
+    '         "algorithms": {"battle.move": []}}\n'
+    "print(json.dumps(hello), flush=True)\n"
+    "sys.stdin.readline()\n"
+    'subprocess.Popen(["sleep", "300"], start_new_session=True)  # holds our stdout\n'
+    "os._exit(7)\n"
+)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfd here: seen at the timeout")
+def test_an_exit_is_seen_at_once_while_something_started_holds_stdout(tmp_path: Path) -> None:
+    """The exit was seen only when stdout ended: with a daemon holding it, at the timeout
+    (an accumulated vector's: up to hours), and charged as a timeout."""
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    done = fairvec(
+        "run", *THREE, "--timeout", "60", "--max-crashes", "1", "--json", report,
+        "--", sys.executable, "-c", LEAVES_A_DAEMON,
+    )  # fmt: skip
+    assert time.monotonic() - started < 30, done.stdout
+    assert done.status == 2, done.stderr
+    errored = [r for r in done.report(report)["results"] if r["status"] == "error"]
+    assert len(errored) == 1 and "exited (status 7)" in errored[0]["message"], errored
+    before = time.monotonic()
+    hello_only = "import os, subprocess; subprocess.Popen(['sleep', '300'], start_new_session=True)"
+    done = fairvec("run", *THREE, "--", sys.executable, "-c", hello_only)
+    assert done.status == 2 and time.monotonic() - before < 20, done.stderr
+    assert "the adapter exited (status 0) before its hello line" in done.stderr
