@@ -251,13 +251,36 @@ def misbehave_fatally(mode: str, pids: str | None) -> bool:
 
 
 def greet_late(log: str) -> None:
-    # The first instance is whichever claims FILE.first: an exclusive create, so two
-    # instances started at the same moment cannot both see themselves as first.
-    try:
-        os.close(os.open(log + ".first", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
+    """Every instance but the first started greets 2 s late. The first is the one started
+    first (fairvec starts it before loading the vectors, and the others once it has):
+    another instance of this command that started before this one, and still runs, makes
+    this one late. (Which one claimed a file first was a race the runner's own start-up
+    could win or lose on a loaded machine.)"""
+    if _an_earlier_instance_runs():
         time.sleep(2.0)
     note(log, "hello")
+
+
+def _started(pid: int | str) -> tuple[int, int]:
+    """When process ``pid`` started (clock ticks since boot), then its pid: the order in
+    which two processes started (a pid breaks a tie within one tick)."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return int(fields[19]), int(pid)
+
+
+def _an_earlier_instance_runs() -> bool:
+    me = os.getpid()
+    mine = Path(f"/proc/{me}/cmdline").read_bytes()
+    started = _started(me)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            if (entry / "cmdline").read_bytes() == mine and _started(entry.name) < started:
+                return True
+        except OSError:  # gone meanwhile
+            continue
+    return False
 
 
 def note(log: str, event: str) -> None:
