@@ -40,7 +40,10 @@ def read_known_failures(path: Path) -> list[KnownFailure]:
         bad_line = data.count(b"\n", 0, error.start) + 1
         raise FairvecError(f"{option}:{bad_line}: not UTF-8 text; save it as UTF-8") from None
     entries = []
-    for number, line in enumerate(text.splitlines(), 1):  # \n, \r\n and \r alike
+    # \n, \r\n and \r alike, and nothing else: splitlines() also broke lines at a form
+    # feed or U+2028, so the line named in a message was not the editor's
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, 1):
         entry = _entry(option, number, line)
         if entry is not None:
             entries.append(entry)

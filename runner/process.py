@@ -380,8 +380,10 @@ class AdapterProcess:
         assert self._exited_fd is not None and self._process.stdout
         self._selector.unregister(self._exited_fd)
         stdout = self._process.stdout.fileno()
-        while self.stdout_open and self._read(stdout, events):
-            pass
+        # what the pipe holds, at most (a descendant may go on writing: it is not waited for)
+        for _ in range(PIPE_BYTES // CHUNK + 1):
+            if not (self.stdout_open and self._read(stdout, events)):
+                break
         if self.stdout_open:
             self._ended(stdout, events)
 

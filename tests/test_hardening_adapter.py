@@ -447,25 +447,34 @@ def test_an_error_code_and_message_are_cut_in_the_reports(tmp_path: Path) -> Non
 
 
 LEAVES_A_DAEMON = (
-    "import json, subprocess, sys, os\n"
+    "import json, subprocess, sys, os, time\n"
     'hello = {"type": "hello", "protocol": 1, "name": "daemon", "version": "1",\n'
     '         "algorithms": {"battle.move": []}}\n'
     "print(json.dumps(hello), flush=True)\n"
     "sys.stdin.readline()\n"
-    'subprocess.Popen(["sleep", "300"], start_new_session=True)  # holds our stdout\n'
+    "subprocess.Popen(sys.argv[1:], start_new_session=True)  # holds our stdout\n"
+    "time.sleep(0.5)  # (a flooding one is writing by then)\n"
     "os._exit(7)\n"
 )
 
 
+# a daemon that keeps the pipe full (in long lines: each stray line costs the runner a little)
+FLOODING = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('y' * 99_999 + '\\n')"]
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfd here: seen at the timeout")
-def test_an_exit_is_seen_at_once_while_something_started_holds_stdout(tmp_path: Path) -> None:
+@pytest.mark.parametrize("daemon", [["sleep", "300"], FLOODING], ids=["quiet", "flooding"])
+def test_an_exit_is_seen_at_once_while_something_started_holds_stdout(
+    tmp_path: Path, daemon: list[str]
+) -> None:
     """The exit was seen only when stdout ended: with a daemon holding it, at the timeout
-    (an accumulated vector's: up to hours), and charged as a timeout."""
+    (an accumulated vector's: up to hours), and charged as a timeout. What the pipe holds
+    is read, and no more: a daemon writing on is not waited for."""
     report = tmp_path / "report.json"
     started = time.monotonic()
     done = fairvec(
         "run", *THREE, "--timeout", "60", "--max-crashes", "1", "--json", report,
-        "--", sys.executable, "-c", LEAVES_A_DAEMON,
+        "--", sys.executable, "-c", LEAVES_A_DAEMON, *daemon,
     )  # fmt: skip
     assert time.monotonic() - started < 30, done.stdout
     assert done.status == 2, done.stderr

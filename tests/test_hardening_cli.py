@@ -197,6 +197,16 @@ def test_a_known_failures_file_with_a_bom_and_crlf_lines_matches(tmp_path: Path)
     assert [result.known_failure for result in results] == [False, True, True]
 
 
+@pytest.mark.parametrize("breaker", ["\f", "\v", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_a_known_failures_line_is_the_editors_line(tmp_path: Path, breaker: str) -> None:
+    """Only \\n, \\r\\n and \\r end a line: a form feed or U+2028 inside one is refused on
+    the line an editor shows (splitlines() broke the line there, and named the next)."""
+    listed = tmp_path / "known.txt"
+    listed.write_text(f"casino.mines/case-1  # first\r\ncase-2{breaker}case-3\n", "utf-8")
+    with pytest.raises(FairvecError, match=r"known\.txt:2: 'case-2.+case-3' is more than one id"):
+        read_known_failures(listed)
+
+
 def test_a_bom_through_the_command_line(tmp_path: Path) -> None:
     listed = tmp_path / "known.txt"
     listed.write_bytes(b"\xef\xbb\xbf" + FIRE.encode() + b"  # listed\r\n")
