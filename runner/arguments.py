@@ -136,6 +136,11 @@ def adapter_command(arguments: argparse.Namespace) -> list[str]:
     command = list(arguments.command)
     if command[:1] == ["--"]:
         command = command[1:]
+    elif command[:1] and command[0].startswith("-"):  # an option after `locate ID`, say
+        raise FairvecError(
+            f"{command[0]}: an option after the other arguments; give the options first, "
+            "and the adapter's command after --"
+        )
     if arguments.bundled and command:
         raise FairvecError("give either --bundled or -- COMMAND, not both")
     if arguments.bundled:

@@ -186,6 +186,13 @@ def test_accumulated_vectors_stopped_by_crashes_stop_the_run(tmp_path: Path) -> 
     assert statuses[0] == "error" and "not-run" in statuses
 
 
+def test_an_option_after_the_id_is_named_not_run_as_the_adapter() -> None:
+    """`locate ID --block 2 ...` started `--block` as the adapter's command."""
+    done = fairvec("accumulated", "locate", STREAM_ID, "--block", "2", "--bundled", "python")
+    assert done.status == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("fairvec: error: --block: an option after the other")
+
+
 def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[str, Any]]) -> None:
     folder, _ = short_stream
     done = fairvec("run", "--vectors", folder, "--tag", "accumulated", "--bundled", "python")
