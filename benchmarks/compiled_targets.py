@@ -501,8 +501,13 @@ cpu, wall = [], []
 for _ in range(runs):
     sys.argv = ["fairvec", *arguments]
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-        main()
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        try:
+            status = main()
+        except SystemExit as stop:
+            status = stop.code
+    if status not in (0, None):  # a run that broke off early would look fast
+        sys.exit(f"fairvec {' '.join(arguments)} exited {status}: {printed.getvalue()[-500:]}")
     after = resource.getrusage(resource.RUSAGE_SELF)
     wall.append(time.perf_counter() - started)
     cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)

@@ -236,6 +236,7 @@ def load_vector_files(
     freeze: bool = False,
     skeletal: bool = False,
     hashes: KnownHashes | None = None,
+    unneeded: Callable[[Path], bool] | None = None,
 ) -> list[VectorFile]:
     """Read and validate the vector files of the algorithms ``wanted`` accepts; the
     others are not even opened. A file validated before (same bytes) is not validated
@@ -249,7 +250,9 @@ def load_vector_files(
     ``skeletal``: a file the validation cache vouches for and the index cache knows is
     loaded skeletal (see the module's docstring); the others are read whole and indexed.
     ``hashes``: the remembered hashes (fairvec.file_hashes) as the caller opened them, to
-    look up its other files in too (else opened here)."""
+    look up its other files in too (else opened here). ``unneeded``: asked of each file
+    ``wanted`` accepts just before it would be loaded (what it decides may change while
+    the files load); a file it declines is left out, for the caller to account for."""
     if not root.is_dir():
         raise FairvecError(f"{root}: no vectors folder here (pass --vectors DIR)")
     paths = vector_file_paths(root)
@@ -261,13 +264,17 @@ def load_vector_files(
     chosen = [path for path in paths if wanted(algorithm_of(path))]
     with _collector_paused():
         # skeletal, a file whose identity is unchanged is not even read (file_hashes)
-        indexed = _known_by_hash(chosen, hashes, known) if skeletal else {}
-        read = _read_and_hashed([path for path in chosen if path not in indexed], hashes)
+        indexed = _known_by_hash(chosen, hashes, known, unneeded) if skeletal else {}
+        rest = [path for path in chosen if path not in indexed]
+        if unneeded is not None:
+            rest = [path for path in rest if not unneeded(path)]
+        read = _read_and_hashed(rest, hashes)
         files = [
             indexed[path]
             if path in indexed
             else _load_in(root, path, read[path], known, marked, skeletal)
             for path in chosen
+            if path in indexed or path in read
         ]
         if freeze:
             gc.freeze()
@@ -277,12 +284,18 @@ def load_vector_files(
 
 
 def _known_by_hash(
-    paths: list[Path], hashes: KnownHashes, known: ValidationCache
+    paths: list[Path],
+    hashes: KnownHashes,
+    known: ValidationCache,
+    unneeded: Callable[[Path], bool] | None,
 ) -> dict[Path, VectorFile]:
-    """The files known valid and indexed by their remembered hash, skeletal and unread."""
+    """The files known valid and indexed by their remembered hash, skeletal and unread
+    (and not ``unneeded``, asked of each in turn: see load_vector_files)."""
     found = {}
     folder = index_folder()
     for path in paths:
+        if unneeded is not None and unneeded(path):
+            continue
         key = hashes.sha_of(path)
         how = None if key is None else known.get(key)
         if key is None or how is None:
@@ -680,7 +693,7 @@ class ValidationCache:
             write_atomically(self.path, json.dumps(self.entries, sort_keys=True, indent=0))
 
 
-def _read_cache(path: Path) -> Any:
+def read_cache(path: Path) -> Any:
     """A cache file's JSON value, or None if it is missing, unreadable, not a small regular
     file (a FIFO would hang the run) or not JSON: a cache is best effort, never an error."""
     try:
@@ -691,7 +704,7 @@ def _read_cache(path: Path) -> Any:
 
 def _read_entries(path: Path) -> dict[str, str]:
     """The cache's entries; anything unreadable or malformed is simply not a hit."""
-    value = _read_cache(path)
+    value = read_cache(path)
     if not isinstance(value, dict):
         return {}
     return {
@@ -810,7 +823,7 @@ class DigestCache:
 
 
 def _read_digests(path: Path) -> dict[str, tuple[str, int]]:
-    value = _read_cache(path)
+    value = read_cache(path)
     if not isinstance(value, dict) or value.get("format") != DIGEST_FORMAT:
         return {}
     entries = value.get("entries")

@@ -18,7 +18,9 @@ from fairvec import __version__
 from fairvec.file_hashes import KnownHashes
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.options import SelectionOptions
-from fairvec.runner.selection import Selection
+from fairvec.runner.results import UnreadFile
+from fairvec.runner.selected_counts import miscounted
+from fairvec.runner.selection import Selection, wanted
 from fairvec.vectorfiles import (
     DigestCache,
     DigestStream,
@@ -33,6 +35,7 @@ from fairvec.vectorfiles import (
 )
 
 if TYPE_CHECKING:  # the reports are imported once the run is over: not on the way to it
+    from fairvec.data_model import Vector
     from fairvec.release.verify import VerifiedSuite
     from fairvec.runner.report import SuiteSource
 
@@ -49,7 +52,7 @@ class UnselectedFiles:
     oversized file: the same one-line error as ever)."""
 
     def __init__(self, root: Path, selection: Selection) -> None:
-        loaded = {f.path for f in selection.files}
+        loaded = {f.path for f in selection.files} | {u.path for u in selection.unread}
         self._paths = [path for path in vector_file_paths(root) if path not in loaded]
         hashes = selection.hashes  # (as the selection opened them: once a run)
         self._hashes = KnownHashes.open(cache_folder()) if hashes is None else hashes
@@ -100,8 +103,9 @@ def digests(
 
     root = options.root
     cache = DigestCache.open()
+    selected = _selected_hashes(selection)
     run_key = digest_key(
-        files=_placed(root, [(f.path, f.sha256) for f in selection.files]),
+        files=_placed(root, sorted(selected.items())),
         selection=options.recorded(),
         tier=options.tier,
     )
@@ -116,22 +120,21 @@ def digests(
             release.signer,
         )
         if run is None:
-            run = _computed(root, selection, chosen, {}, suite=False)[1]
+            run = _computed(options, selection, chosen, {}, suite=False)[1]
             cache.add(run_key, *run)
         cache.save()
         return suite, run[0]
     # The suite: every vector file, the unselected ones read (and only on a miss parsed).
-    loaded = {f.path: f.sha256 for f in selection.files}
     unselected = (unselected_files or UnselectedFiles(root, selection)).get()
-    hashes = {**loaded, **{path: sha for path, (sha, _raw) in unselected.items()}}
+    hashes = {**selected, **{path: sha for path, (sha, _raw) in unselected.items()}}
     suite_key = digest_key(files=_placed(root, sorted(hashes.items())))
     whole = cache.get(suite_key)
     if whole is None:
-        whole, run = _computed(root, selection, chosen, unselected, suite=True)
+        whole, run = _computed(options, selection, chosen, unselected, suite=True)
         cache.add(suite_key, *whole)
         cache.add(run_key, *run)
     elif run is None:
-        run = _computed(root, selection, chosen, {}, suite=False)[1]
+        run = _computed(options, selection, chosen, {}, suite=False)[1]
         cache.add(run_key, *run)
     cache.save()
     installed = options.vectors is None
@@ -140,8 +143,16 @@ def digests(
     return SuiteSource(version, whole[0], whole[1], source, str(root)), run[0]
 
 
+def _selected_hashes(selection: Selection) -> dict[Path, str]:
+    """The SHA-256 of each file of the algorithms selected, read or not (unread: the
+    files of algorithms the adapter does not declare, runner/selected_counts.py)."""
+    selected = {f.path: f.sha256 for f in selection.files}
+    selected.update((file.path, file.sha256) for file in selection.unread)
+    return selected
+
+
 def _computed(
-    root: Path,
+    options: SelectionOptions,
     selection: Selection,
     chosen: list[Accumulated],
     unselected: dict[Path, Hashed],
@@ -155,18 +166,25 @@ def _computed(
     everything = DigestStream() if suite else None
     picked = {id(work.vector) for work in selection.works}
     loaded = {f.path: f for f in selection.files}
-    paths = vector_file_paths(root) if suite else [f.path for f in selection.files]
-    known = ValidationCache.open() if unselected else None
+    unread = {file.path: file for file in selection.unread}
+    root = options.root
+    paths = vector_file_paths(root) if suite else sorted(_selected_hashes(selection))
+    known = ValidationCache.open() if unselected or unread else None
     for path in paths:
         vector_file = loaded.get(path)
-        if vector_file is None:  # in the suite, not selected
+        if vector_file is None and path not in unread:  # in the suite, not selected
             assert everything is not None and known is not None
             sha, raw = unselected[path]
             raw = read_as_hashed(path, sha) if raw is None else raw
             everything.add(read_unchecked(path, raw, sha, known)["vectors"])
             continue
-        vectors = vector_file.vectors
-        taken = [vector for vector in vectors if id(vector) in picked]
+        if vector_file is None:  # selected, not read: its vectors picked as select does
+            assert known is not None
+            vectors = _unread_vectors(unread[path], known)
+            taken = _picked_by_filters(vectors, options, unread[path])
+        else:
+            vectors = vector_file.vectors
+            taken = [vector for vector in vectors if id(vector) in picked]
         if everything is None:
             run.add(taken)
         elif len(taken) == len(vectors):  # the whole file: one canonical text for both
@@ -180,12 +198,33 @@ def _computed(
         else:
             items = canonical_items(vectors)
             everything.add_items(items)
-            run.add_items([item for item, v in zip(items, vectors, strict=True) if id(v) in picked])
-    if run.count != len(selection.works):  # the works are the files' vectors, in order
-        raise RuntimeError(f"the run's digest covers {run.count} of {len(selection.works)}")
+            kept = {id(vector) for vector in taken}
+            run.add_items([item for item, v in zip(items, vectors, strict=True) if id(v) in kept])
+    expected = len(selection.works) + sum(file.selected for file in selection.unread)
+    if run.count != expected:  # the works are the files' vectors, in order
+        raise RuntimeError(f"the run's digest covers {run.count} of {expected}")
     whole = (everything.digest(), everything.count) if everything is not None else ("", 0)
     run.add([one.vector for one in chosen])
     return whole, (run.digest(), run.count)
+
+
+def _unread_vectors(unread: UnreadFile, known: ValidationCache) -> list[Vector]:
+    """The vectors of a selected file the run did not read, read now (its SHA-256 checked:
+    the one the run went by)."""
+    raw = read_as_hashed(unread.path, unread.sha256)
+    vectors: list[Vector] = read_unchecked(unread.path, raw, unread.sha256, known)["vectors"]
+    return vectors
+
+
+def _picked_by_filters(
+    vectors: list[Vector], options: SelectionOptions, unread: UnreadFile
+) -> list[Vector]:
+    """The ``vectors`` -k, --tag and --exclude-tag pick, as many as the run counted."""
+    tags, excluded = set(options.tags), set(options.excluded_tags)
+    taken = [vector for vector in vectors if wanted(vector, options.keywords, tags, excluded)]
+    if len(taken) != unread.selected:
+        raise miscounted(unread.path, unread.selected, options)
+    return taken
 
 
 def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:

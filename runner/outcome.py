@@ -194,7 +194,11 @@ def write_reports(
 
     to_stdout = _is_stdout(reports.json)
     terminal = sys.stderr if to_stdout else sys.stdout
-    terminal.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    # (a stream that cannot, such as a StringIO a caller of fairvec.cli.main passes, is
+    # written as it is: it holds text, and any text goes in)
+    reconfigure = getattr(terminal, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
     write_human(terminal, info, results, reports.max_details, tally)
     files = []
     if reports.json is not None and not to_stdout:

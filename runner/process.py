@@ -197,6 +197,7 @@ class AdapterProcess:
         self.stdout_open = True
         self.stderr_open = True
         self.closed = False
+        self._held: list[Event] = []  # read by peek(), for the next poll to return
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -255,6 +256,19 @@ class AdapterProcess:
     def poll(self, timeout: float | None) -> list[Event]:
         """Wait up to ``timeout`` seconds (None: no limit) for the adapter to say something
         and return every event that is ready: often many lines at once, none on timeout."""
+        if self._held:  # what peek() read: returned first, and at once
+            events, self._held = self._held, []
+            return events
+        return self._poll(timeout)
+
+    def peek(self) -> list[Event]:
+        """Every event ready so far, without waiting, left for the next poll to return: a
+        look at what the adapter has said (its hello, fairvec run's selection asks) that
+        takes nothing from whoever reads it next."""
+        self._held += self._poll(0)
+        return self._held
+
+    def _poll(self, timeout: float | None) -> list[Event]:
         events: list[Event] = []
         deadline = None if timeout is None else time.monotonic() + timeout
         while not events and self._reading():

@@ -10,6 +10,8 @@ from operator import attrgetter, or_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
+    from pathlib import Path
+
     from fairvec.data_model import Shown, Vector
 
 
@@ -124,6 +126,19 @@ class Work(NamedTuple):
     fields: tuple[str, ...] | None = None
 
 
+class UnreadFile(NamedTuple):
+    """The vectors a run selected of a file it never read, all skipped: the file of an
+    algorithm the adapter's hello does not declare, known by its remembered SHA-256, its
+    vectors counted from the counts remembered for the selection's filters
+    (runner/selected_counts.py). A report that lists each vector reads the file then
+    (runner/unread_skips.py); the tally counts them as they are."""
+
+    path: Path
+    sha256: str
+    algorithm: str
+    selected: int  # its vectors the selection picks, each skipped
+
+
 # Work(vector, algorithm, schema) as C makes it, without the named tuple's __new__ in Python
 _WORK = partial(tuple.__new__, Work)
 
@@ -159,16 +174,22 @@ class Tally:
 
     __slots__ = ("_marked_by_algorithm", "by_algorithm", "marked", "statuses", "total")
 
-    def __init__(self, results: list[Result]) -> None:
+    def __init__(self, results: list[Result], unread: Iterable[UnreadFile] = ()) -> None:
+        """``unread``: files whose skips were not made into results (runner/run.py)."""
         self.by_algorithm: dict[str, Counter[str]] = {}
         # (in the vectors' order, so an algorithm's results come together: few groups)
         for algorithm, group in groupby(results, key=ALGORITHM):
             self.by_algorithm.setdefault(algorithm, Counter()).update(map(STATUS, group))
+        self.total = len(results)
+        for file in unread:
+            if not file.selected:  # (none selected: no result either)
+                continue
+            self.by_algorithm.setdefault(file.algorithm, Counter())["skip"] += file.selected
+            self.total += file.selected
         self.statuses: Counter[str] = Counter()
         for counted in self.by_algorithm.values():
             self.statuses.update(counted)
         self.marked = list(compress(results, map(any, map(MARKS, results))))
-        self.total = len(results)
         self._marked_by_algorithm: dict[str, list[Result]] = {}
         for result in self.marked:
             self._marked_by_algorithm.setdefault(result.algorithm, []).append(result)
@@ -201,6 +222,11 @@ def skip_reason(result: Result, declared: dict[str, list[str]]) -> str:
     if result.answered_unsupported:
         return "adapter-unsupported"
     return hello_skip_reason(result.algorithm, declared)
+
+
+def not_declared(algorithm: str) -> str:
+    """The message of a vector skipped because the hello does not declare its algorithm."""
+    return f"the adapter does not implement {algorithm}"
 
 
 def hello_skip_reason(algorithm: str, declared: dict[str, list[str]]) -> str:

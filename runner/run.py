@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -56,8 +56,8 @@ from fairvec.runner.process import (
     RunnerResourceError,
     become_subreaper,
 )
-from fairvec.runner.protocol import Hello
-from fairvec.runner.results import KnownFailure, Result, Tally, Work
+from fairvec.runner.protocol import Hello, parse_hello
+from fairvec.runner.results import KnownFailure, Result, Tally, UnreadFile, Work
 from fairvec.runner.selection import (
     Filler,
     Selection,
@@ -138,6 +138,8 @@ class _Ran(NamedTuple):  # (not a dataclass: see runner/results.py)
     duration: float  # seconds
     claimed: _Claimed
     unselected: UnselectedFiles | None  # for the suite's digest (None: from a release)
+    # the files not read whose skips are not among the results: the tally counts them
+    uncounted: tuple[UnreadFile, ...]
 
 
 class _Claimed(NamedTuple):
@@ -170,7 +172,7 @@ def _claimed(
 ) -> _Claimed:
     claims = resolve(hello, options.pins.fixes, selection.files)
     if not claims:  # the usual run: nothing to do
-        if not (selection.works or chosen):
+        if not (selection.works or chosen or _unread_count(selection)):
             raise nothing_selected(options.selection.root, options.selection.algorithms)
         return _Claimed(claims, selection.works, [], selection.works, chosen, [], None)
     filler.fill(hello.algorithms)  # pins and claimed outputs are checked on whole vectors
@@ -190,7 +192,7 @@ def _claimed(
     order = selection.works + fresh
     works, skipped = apply(order, claims, hello.algorithms)
     kept, accumulated_skipped = accumulated_run.claimed_for_run(chosen, claims)
-    if not (order or kept or accumulated_skipped):
+    if not (order or kept or accumulated_skipped or _unread_count(selection)):
         raise nothing_selected(chose.root, chose.algorithms)
     return _Claimed(claims, works, skipped, order, kept, accumulated_skipped, plan)
 
@@ -199,8 +201,56 @@ def _run_and_report(
     options: RunOptions, release: VerifiedSuite | None, known: list[KnownFailure]
 ) -> int:
     ran = _run_vectors(options, known)
+    reports = options.reports
+    if ran.selection.unread and (known or reports.json is not None or reports.junit is not None):
+        # each vector listed, or judged against the list: the unread files' skips made
+        from fairvec.runner.unread_skips import with_unread_skips
+
+        results = with_unread_skips(ran.results, ran.selection, options.selection)
+        ran = ran._replace(results=results, uncounted=())
     apply_known_failures(ran.results, known)
     return _report(options, release, known, ran)
+
+
+def _unread_count(selection: Selection) -> int:
+    """The vectors selected of the files not read (all skipped)."""
+    return sum(file.selected for file in selection.unread)
+
+
+class _EarlyHello:
+    """select's ``undeclared`` for fairvec run: whether the adapter's hello, once it has
+    come, leaves an algorithm out. Looked at before each file is loaded, without waiting
+    and without taking it (the session reads and checks it as ever): a fast port greets
+    while the first files load, and the files of the algorithms it does not declare are
+    then only counted (runner/selected_counts.py). Until the hello comes, or if it cannot
+    be read (the session then says why), nothing is known: every file is loaded."""
+
+    def __init__(self, process: AdapterProcess | None) -> None:
+        self._process = process
+        self._algorithms: dict[str, list[str]] | None = None
+
+    def undeclared(self, algorithm: str) -> bool:
+        if self._algorithms is None and self._process is not None:
+            self._look()
+        return self._algorithms is not None and algorithm not in self._algorithms
+
+    def _look(self) -> None:
+        assert self._process is not None
+        for event in self._process.peek():
+            if event.kind == "stderr":
+                continue
+            if event.kind == "stdout":
+                with suppress(ValueError):
+                    self._algorithms = parse_hello(event.line).algorithms
+            self._process = None  # the first line decides: look no more
+            return
+
+
+def _may_leave_unread(options: RunOptions) -> bool:
+    """Whether the files of undeclared algorithms may go unread: when no accumulated
+    vector is selected (they are in the files) and no --fix names an algorithm (checked
+    against the files)."""
+    return options.selection.tier == "none" and not options.pins.fixes
 
 
 def _listed(known: list[KnownFailure], works: list[Work]) -> set[str]:
@@ -215,11 +265,16 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
     command = list(options.command)
     # The adapter starts first, and gets ready on another core while the vectors load.
     with _spawned_early(command, options.limits) as early:
-        selection = select(options.selection, none_ok=True, freeze=True, skeletal=True)
+        hello = _EarlyHello(early) if _may_leave_unread(options) else None
+        selection = select(
+            options.selection, none_ok=True, freeze=True, skeletal=True,
+            undeclared=None if hello is None else hello.undeclared,
+        )  # fmt: skip
         chosen = _accumulated_for(options.selection, selection.files)
         # A selection of no vector is refused now, before the hello, unless fresh vectors
         # on pinned inputs (made once the hello is read) may be what it selects.
-        if not (selection.works or chosen or _may_select_fresh(options)):
+        selected = selection.works or chosen or _unread_count(selection)
+        if not (selected or _may_select_fresh(options)):
             raise nothing_selected(options.selection.root, options.selection.algorithms)
         works = selection.works
         # read and hashed for the suite's digest while the run goes on (a release has it)
@@ -262,8 +317,9 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 session.close()
         duration = time.monotonic() - clock
     return _Ran(
-        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected
-    )
+        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected,
+        uncounted=selection.unread,
+    )  # fmt: skip
 
 
 def _report(
@@ -271,7 +327,8 @@ def _report(
 ) -> int:
     """The warnings, the digests and the reports; the exit status."""
     session, results, fail_on_skip = ran.session, ran.results, options.reports.fail_on_skip
-    tally = Tally(results)  # counted once, for the warnings, the status and the reports
+    # counted once, for the warnings, the status and the reports
+    tally = Tally(results, ran.uncounted)
     suite_ids = suite_algorithms(options.selection.root)
     warnings = hello_warnings(session.hello, suite_ids, ran.selection.variants)
     warnings += session.warnings

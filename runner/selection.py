@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from itertools import compress
 from operator import itemgetter
@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from fairvec.errors import FairvecError
 from fairvec.file_hashes import KnownHashes
 from fairvec.runner.options import SelectionOptions
-from fairvec.runner.results import Work, works_of
+from fairvec.runner.results import UnreadFile, Work, works_of
+from fairvec.runner.selected_counts import SelectedCounts
 from fairvec.vectorfiles import VectorFile, algorithm_of, cache_folder, load_vector_files
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ class Selection(NamedTuple):  # (not a dataclass: see runner/results.py)
     # the hashes remembered (fairvec.file_hashes), opened once a run: the digest looks up
     # the files left out in them too (a cache of 2,048 files takes 3 ms to read)
     hashes: KnownHashes | None = None
+    # the files of algorithms the adapter does not declare, not read: their vectors
+    # counted, each skipped (fairvec run, with ``undeclared``; in the suite's order)
+    unread: tuple[UnreadFile, ...] = ()
 
 
 def select(
@@ -45,12 +49,16 @@ def select(
     none_ok: bool = False,
     freeze: bool = False,
     skeletal: bool = False,
+    undeclared: Callable[[str], bool] | None = None,
 ) -> Selection:
     """``none_ok``: an empty selection is no error (the caller also selects accumulated
     vectors). ``freeze``: see load_vector_files (for fairvec run, which holds them to the
     end). ``skeletal``: the works' vectors may hold only id, variant and tags until
     a Filler reads the files of the works sent whole (for fairvec run: the hello comes
-    after the selection)."""
+    after the selection). ``undeclared``: whether an algorithm is known not to be the
+    adapter's, asked before each file is loaded (fairvec run: once the hello is in); such
+    a file whose count of selected vectors is remembered (runner/selected_counts.py) is
+    not read, but counted in the selection's ``unread``."""
     works: list[Work] = []
     variants: dict[str, list[str]] = {}
     globs = options.algorithms
@@ -58,32 +66,69 @@ def select(
     tags = set(options.tags)
     excluded = set(options.excluded_tags)
     hashes = KnownHashes.open(cache_folder())
+    counts = SelectedCounts.open(options) if undeclared is not None else None
+    unread: dict[Path, UnreadFile] = {}
+    unneeded = None
+    if undeclared is not None and counts is not None:
+        unneeded = _counted_instead(undeclared, hashes, counts, unread)
     files = load_vector_files(
         options.root,
         lambda name: not globs or _matches_any(name, globs),
         freeze=freeze,
         skeletal=skeletal,
         hashes=hashes,
+        unneeded=unneeded,
     )
     for vector_file in files:
         schema = vector_file.output_schema
         algorithm = vector_file.algorithm
         variants[algorithm] = vector_file.variants
+        before = len(works)
         if not (keywords or tags or excluded):  # every vector (the common case, made fast)
             works += works_of(vector_file.chosen_by, algorithm, schema)
-            continue
-        if not keywords:  # tags alone decide, once per list of tags (skeletons share them)
+        elif not keywords:  # tags alone decide, once per list of tags (skeletons share them)
             kept = _kept_by_tags(vector_file.chosen_by, tags, excluded)
             works += works_of(kept, algorithm, schema)
-            continue
-        works += [
-            Work(vector, algorithm, schema)
-            for vector in vector_file.chosen_by
-            if wanted(vector, keywords, tags, excluded)
-        ]
-    if not works and not none_ok:
+        else:
+            works += [
+                Work(vector, algorithm, schema)
+                for vector in vector_file.chosen_by
+                if wanted(vector, keywords, tags, excluded)
+            ]
+        if counts is not None:  # for a run that will not read it (see selected_counts)
+            counts.add(vector_file.sha256, len(works) - before)
+    if counts is not None:
+        counts.save()
+    skipped = tuple(unread[path] for path in sorted(unread))
+    if not works and not any(file.selected for file in skipped) and not none_ok:
         raise nothing_selected(options.root, options.algorithms)
-    return Selection(files, works, variants, hashes)
+    return Selection(files, works, variants, hashes, skipped)
+
+
+def _counted_instead(
+    undeclared: Callable[[str], bool],
+    hashes: KnownHashes,
+    counts: SelectedCounts,
+    unread: dict[Path, UnreadFile],
+) -> Callable[[Path], bool]:
+    """load_vector_files's ``unneeded``: a file is not read if its algorithm is known not
+    to be the adapter's and both its SHA-256 (by its identity) and its count under the
+    filters are remembered; it is then added to ``unread``."""
+
+    def unneeded(path: Path) -> bool:
+        if path in unread:
+            return True
+        algorithm = algorithm_of(path)
+        if not undeclared(algorithm):
+            return False
+        sha = hashes.sha_of(path)
+        count = None if sha is None else counts.get(sha)
+        if sha is None or count is None:
+            return False
+        unread[path] = UnreadFile(path, sha, algorithm, count)
+        return True
+
+    return unneeded
 
 
 class Filler:

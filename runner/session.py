@@ -61,7 +61,7 @@ from fairvec.runner.protocol import (
     quote,
     request_bytes,
 )
-from fairvec.runner.results import ALGORITHM, VECTOR, Result, Work
+from fairvec.runner.results import ALGORITHM, VECTOR, Result, Work, not_declared
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import Vector
@@ -404,7 +404,7 @@ class Session:
     def _unsupported_reason(self, algorithm: str, variant: str | None) -> str | None:
         variants = self.hello.algorithms.get(algorithm)
         if variants is None:
-            return f"the adapter does not implement {algorithm}"
+            return not_declared(algorithm)
         if variant is not None and variant not in variants:
             return f"the adapter does not implement variant {variant!r}"
         return None
