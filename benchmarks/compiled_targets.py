@@ -494,20 +494,25 @@ def measure_pairwise(sides: Sides, folder: Path, work: Path, rounds: int) -> Non
 # command's wall time, which the interpreter's start, the imports and the port's own
 # scheduling move by tens of ms from one run to the next.
 RUNNER_CPU = r"""
-import contextlib, io, resource, statistics, sys, time
+import contextlib, resource, statistics, sys, tempfile, time
+import fairvec
 from fairvec.cli import main
+if "site-packages" not in fairvec.__file__:  # the install's code, not a checkout's
+    sys.exit(f"imported {fairvec.__file__}, not an installed fairvec")
 runs, arguments = int(sys.argv[1]), sys.argv[2:]
 cpu, wall = [], []
 for _ in range(runs):
     sys.argv = ["fairvec", *arguments]
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()) as printed:
+    # (a file, not a StringIO: an older fairvec needs a stream it can reconfigure)
+    with tempfile.TemporaryFile("w+") as printed, contextlib.redirect_stdout(printed):
         try:
             status = main()
         except SystemExit as stop:
             status = stop.code
-    if status not in (0, None):  # a run that broke off early would look fast
-        sys.exit(f"fairvec {' '.join(arguments)} exited {status}: {printed.getvalue()[-500:]}")
+        if status not in (0, None):  # a run that broke off early would look fast
+            printed.seek(0)
+            sys.exit(f"fairvec {' '.join(arguments)} exited {status}: {printed.read()[-500:]}")
     after = resource.getrusage(resource.RUSAGE_SELF)
     wall.append(time.perf_counter() - started)
     cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
@@ -537,9 +542,11 @@ def measure_runner_cpu(sides: Sides, rounds: int, runs: int = 12) -> None:
         for row, arguments in rows.items():
             for label, command in named if round_number % 2 else named[::-1]:
                 run = ["run", "--no-progress", *arguments, "--", str(ADAPTER)]
+                # isolated (-I) and outside the checkout: from here, "-c" would import the
+                # checkout's fairvec, not the install's (both sides the same code)
                 done = subprocess.run(
-                    [python_of(command), "-c", RUNNER_CPU, str(runs), *run],
-                    capture_output=True, text=True, check=True,
+                    [python_of(command), "-I", "-c", RUNNER_CPU, str(runs), *run],
+                    capture_output=True, text=True, check=True, cwd=tempfile.gettempdir(),
                 )  # fmt: skip
                 cpu, wall = map(float, done.stdout.split())
                 figures.setdefault((row, label), []).append((cpu, wall))

@@ -105,7 +105,7 @@ def digests(
     cache = DigestCache.open()
     selected = _selected_hashes(selection)
     run_key = digest_key(
-        files=_placed(root, sorted(selected.items())),
+        files=_placed(root, list(selected.items())),
         selection=options.recorded(),
         tier=options.tier,
     )
@@ -145,10 +145,12 @@ def digests(
 
 def _selected_hashes(selection: Selection) -> dict[Path, str]:
     """The SHA-256 of each file of the algorithms selected, read or not (unread: the
-    files of algorithms the adapter does not declare, runner/selected_counts.py)."""
-    selected = {f.path: f.sha256 for f in selection.files}
-    selected.update((file.path, file.sha256) for file in selection.unread)
-    return selected
+    files of algorithms the adapter does not declare, runner/selected_counts.py), in the
+    suite's order (the files read are in it already: sorted only with unread ones)."""
+    selected = [(f.path, f.sha256) for f in selection.files]
+    if selection.unread:
+        selected = sorted(selected + [(file.path, file.sha256) for file in selection.unread])
+    return dict(selected)
 
 
 def _computed(
@@ -168,7 +170,7 @@ def _computed(
     loaded = {f.path: f for f in selection.files}
     unread = {file.path: file for file in selection.unread}
     root = options.root
-    paths = vector_file_paths(root) if suite else sorted(_selected_hashes(selection))
+    paths = vector_file_paths(root) if suite else list(_selected_hashes(selection))
     known = ValidationCache.open() if unselected or unread else None
     for path in paths:
         vector_file = loaded.get(path)
