@@ -22,7 +22,13 @@ from fairvec.file_hashes import KnownHashes
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.results import UnreadFile, Work, works_of
 from fairvec.runner.selected_counts import SelectedCounts
-from fairvec.vectorfiles import VectorFile, algorithm_of, cache_folder, load_vector_files
+from fairvec.vectorfiles import (
+    VectorFile,
+    algorithm_of,
+    cache_folder,
+    load_vector_files,
+    vector_file_paths,
+)
 
 if TYPE_CHECKING:
     from fairvec.data_model import Vector
@@ -212,8 +218,9 @@ def nothing_selected(root: Path, globs: tuple[str, ...]) -> FairvecError:
 
 
 def suite_algorithms(root: Path) -> set[str]:
-    """Every algorithm id of the suite in ``root``, selected or not."""
-    return {algorithm_of(path) for path in root.glob("*/*.json")}
+    """Every algorithm id of the suite in ``root``, selected or not (from the list of its
+    files the loading made: globbing the folders again took 1 to 2 ms of every run)."""
+    return {algorithm_of(path) for path in vector_file_paths(root)}
 
 
 def _algorithm_hint(globs: tuple[str, ...], suite: set[str]) -> str:

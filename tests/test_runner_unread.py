@@ -8,6 +8,7 @@ as a run that read every file: the same summary, reports, known failures and dig
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +216,58 @@ def test_a_look_at_what_the_adapter_said_takes_nothing_from_the_next_read() -> N
         assert not process.peek() or b"hello" not in [e.line for e in process.peek()]
     finally:
         process.kill()
+
+
+@pytest.mark.parametrize("content", [b"{", b"[]", b'{"format": 1, "entries": {"x": -1}}', None])
+def test_a_malformed_or_special_counts_file_is_a_miss_not_an_error(
+    vectors: Path,
+    tmp_path: Path,
+    selections: list[Selection],
+    capsys: pytest.CaptureFixture[str],
+    content: bytes | None,
+) -> None:
+    assert _run(vectors) == 0  # the caches made: indexes, hashes, counts
+    counts = tmp_path / "cache" / COUNTS_NAME
+    counts.unlink()
+    if content is None:  # a FIFO: read, it would hang the run
+        os.mkfifo(counts)
+    else:
+        counts.write_bytes(content)
+    capsys.readouterr()
+    assert _run(vectors) == 0
+    assert not selections[1].unread and not capsys.readouterr().err
+
+
+def test_a_parallel_run_leaves_the_same_files_unread_and_reports_the_same(
+    vectors: Path, tmp_path: Path, selections: list[Selection], capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = []
+    for run, jobs in (("read", "1"), ("unread", "2")):
+        report = tmp_path / f"{run}.json"
+        assert _run(vectors, "-j", jobs, "--json", report) == 0
+        reports.append(_comparable(json.loads(report.read_text())))
+    capsys.readouterr()
+    assert selections[1].unread and reports[0] == reports[1]
+
+
+def test_the_run_s_digest_computed_alone_takes_the_unread_files_vectors(
+    vectors: Path, tmp_path: Path, selections: list[Selection], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The suite's digest remembered and the run's not: the run's alone is computed, the
+    unread files read for it (their vectors picked by the filters, as a read file's are)."""
+    reports = []
+    for run in ("read", "unread", "run-digest-forgotten"):
+        if run == "run-digest-forgotten":
+            digests = tmp_path / "cache" / "digests.json"
+            value = json.loads(digests.read_text())
+            largest = max(entry[1] for entry in value["entries"].values())  # the suite's
+            value["entries"] = {k: e for k, e in value["entries"].items() if e[1] == largest}
+            digests.write_text(json.dumps(value))
+        report = tmp_path / f"{run}.json"
+        assert _run(vectors, "-k", "1", "--json", report) == 0
+        reports.append(_comparable(json.loads(report.read_text())))
+    capsys.readouterr()
+    assert selections[2].unread
+    assert reports[0] == reports[1] == reports[2]
+    suite = reports[0]["attestation"]["suite"]["vectors"]
+    assert len(reports[0]["results"]) < suite  # (so the two digests' entries differ)
