@@ -3,6 +3,7 @@
     python benchmarks/runner_targets.py [--repeats 3] [--accumulated casino.mines]
     python benchmarks/runner_targets.py --only first-request [--repeats 5]
     python benchmarks/runner_targets.py --only whole-suite --baseline OLD/bin/fairvec
+    python benchmarks/runner_targets.py --only node-full [--full ALGORITHM ...]
 
 1. overhead: Session.run at -j 1 against the Node adapter fed directly (pipelined), same load;
 2. capacity: vectors a second through the runner with benchmarks/table_adapter.py, an adapter
@@ -10,7 +11,11 @@
 3. whole suite: ``fairvec run --bundled node --tier none`` wall clock, with and without the
    slow vectors (tag slow: chain walks) and videopoker.analysis (whole pay tables);
 4. accumulated: ``fairvec run --bundled node`` over one algorithm's accumulated vectors;
-5. start: from starting ``fairvec run`` to the adapter reading its first request.
+5. start: from starting ``fairvec run`` to the adapter reading its first request;
+6. (``--only node-full``, issue 20) the full tier of each accumulated algorithm the Node port
+   covers through ``fairvec run --bundled node --tier full`` (the port computing the digest
+   itself: the accumulate request), against the Node port computing the same digest alone
+   (``adapters/node/accumulate.js``), the two alternated; target within 1.2x.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from runner_throughput import (
 from fairvec.runner.arguments import bundled_adapter
 from fairvec.runner.protocol import request_bytes
 from fairvec.runner.results import Work
+from fairvec.vectorfiles import default_vectors_root, vector_file_paths
 
 HERE = Path(__file__).resolve().parent
 FAIRVEC = [sys.executable, "-m", "fairvec"]
@@ -49,6 +55,8 @@ NO_ANALYSIS = ["battle.*", "bustabit.*", "casino.*", "nardy.*", "stake.*", "tenh
     f"videopoker.{name}"
     for name in ("best_hold", "card", "cards", "commitment", "draw", "evaluate", "game", "hash")
 ]
+FULL_TAG = "accumulated-full"
+FULL_TARGET = 1.2  # issue 20: the full tier within 1.2x of the port computing it alone
 FIRST_REQUEST = """import sys, time
 print('{"type":"hello","protocol":1,"name":"t","version":"0","algorithms":{"battle.move":[]}}',
       flush=True)
@@ -151,6 +159,66 @@ def report_whole_suite_pairs(repeats: int, baseline: str | None) -> None:
         print(f"  {label:<9} {statistics.median(seconds):6.2f}  ({shown})")
 
 
+def full_tiers(algorithms: list[str] | None) -> list[tuple[Path, str, str, str]]:
+    """(vector file, algorithm, accumulated id, digest) of each committed full tier the
+    bundled Node adapter declares (of ``algorithms``, if given), in the suite's order."""
+    hello = subprocess.run(
+        bundled_adapter("node"), input="", capture_output=True, text=True, check=True
+    ).stdout.splitlines()[0]
+    declared = json.loads(hello)["algorithms"]
+    found = []
+    for path in vector_file_paths(default_vectors_root()):
+        data = json.loads(path.read_bytes())
+        algorithm = data["algorithm"]
+        if algorithm not in declared or (algorithms and algorithm not in algorithms):
+            continue
+        for entry in data.get("accumulated", []):
+            if FULL_TAG in entry["tags"]:
+                found.append((path, algorithm, entry["id"], entry["expected"]["digest"]))
+    return found
+
+
+def node_alone(path: Path, accumulated_id: str, digest: str) -> float:
+    """The Node port computing the digest alone, no fairvec in it (checked, untimed)."""
+    script = Path(bundled_adapter("node")[-1]).with_name("accumulate.js")
+    started = time.perf_counter()
+    done = subprocess.run(
+        ["node", str(script), str(path), accumulated_id], capture_output=True, text=True
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0 or json.loads(done.stdout)["digest"] != digest:
+        print(f"  note: accumulate.js {accumulated_id}: not the digest: {done.stderr[-300:]}")
+    return elapsed
+
+
+def report_node_full_tiers(repeats: int, algorithms: list[str] | None) -> None:
+    """Issue 20's first target, for the bundled Node port (see the module's docstring)."""
+    print(f"load average before {load_average()}, cpus {os.cpu_count()}")
+    print(f"\nfull tiers through the Node port, median of {repeats} (wall s); target 1.2x")
+    ratios = []
+    for path, algorithm, accumulated_id, digest in full_tiers(algorithms):
+        through = ["run", "--bundled", "node", "--tier", "full", "--tag", FULL_TAG]
+        through += ["--algorithm", algorithm, "--no-progress"]
+        alone: list[float] = []
+        fairvec: list[float] = []
+        for round_number in range(repeats):  # the sides alternated round by round
+            for side in ("alone", "fairvec") if round_number % 2 == 0 else ("fairvec", "alone"):
+                if side == "alone":
+                    alone.append(node_alone(path, accumulated_id, digest))
+                else:
+                    fairvec.append(wall(through))
+        ratio = statistics.median(fairvec) / statistics.median(alone)
+        ratios.append(ratio)
+        verdict = "meets" if ratio <= FULL_TARGET else "misses"
+        print(
+            f"  {accumulated_id:<48} alone {statistics.median(alone):7.2f}  fairvec run "
+            f"{statistics.median(fairvec):7.2f}  {ratio:.2f}x ({verdict})"
+        )
+    if ratios:
+        print(f"  largest ratio {max(ratios):.2f}x of {len(ratios)} full tiers")
+    print(f"load average after {load_average()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="The runner's targets, measured (prints only).")
     parser.add_argument("--repeats", type=int, default=3)
@@ -158,8 +226,14 @@ def main() -> None:
     parser.add_argument("--accumulated", default="casino.mines", metavar="ALGORITHM")
     parser.add_argument(
         "--only",
-        choices=("first-request", "whole-suite"),
-        help="measure only this (quick; --repeats runs)",
+        choices=("first-request", "whole-suite", "node-full"),
+        help="measure only this (quick but node-full, minutes a tier; --repeats runs)",
+    )
+    parser.add_argument(
+        "--full",
+        action="append",
+        metavar="ALGORITHM",
+        help="with --only node-full: this algorithm's full tier only (repeatable)",
     )
     parser.add_argument(
         "--baseline",
@@ -168,6 +242,9 @@ def main() -> None:
         "bin/fairvec) measured beside this one",
     )
     arguments = parser.parse_args()
+    if arguments.only == "node-full":
+        report_node_full_tiers(arguments.repeats, arguments.full)
+        return
     if arguments.only == "whole-suite":
         report_whole_suite_pairs(arguments.repeats, arguments.baseline)
         return
