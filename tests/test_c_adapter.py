@@ -124,3 +124,27 @@ def test_it_computes_each_default_tier_digest_itself(adapter: Path) -> None:
     for vector, _ in pairs:
         assert finals[vector["id"]]["digest"] == vector["expected"]["digest"], vector["id"]
         assert finals[vector["id"]]["checkpoints"] == vector["expected"]["checkpoints"]
+
+
+def test_one_wrong_case_in_a_million_is_named_with_its_input(
+    adapter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: a port that computes a full tier's million cases itself, one of them wrong
+    (FAIRVEC_C_ADAPTER_WRONG_CASE: an error in place of case 4,321's output, in the stream
+    and when asked alone), fails that vector, and the report names the case and its input."""
+    vector_id = "stake.dice/accumulated-full@truncate"
+    data = json.loads((targets().vector_folder() / "stake" / "dice.json").read_text())
+    full = next(vector for vector in data["accumulated"] if vector["id"] == vector_id)
+    assert full["count"] == 1_000_000
+    monkeypatch.setenv("FAIRVEC_C_ADAPTER_WRONG_CASE", "4321")
+    report_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--no-progress", "--algorithm", "stake.dice", "--tier", "full",
+        "--tag", "accumulated-full", "--json", report_path, "--", adapter, timeout=600,
+    )  # fmt: skip
+    assert done.status == 1, done.stdout + done.stderr
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    [result] = [result for result in report["results"] if result["id"] == vector_id]
+    assert result["status"] == "fail" and result["got"]["computed_by"] == "adapter"
+    assert "the first differing case is 4321: input {" in result["message"]
+    assert "wrong-on-purpose" in result["message"] + json.dumps(result["got"])

@@ -1881,6 +1881,23 @@ static void answer_unsupported(const char *id, const char *reason) {
     emit(&g_out);
 }
 
+/* FAIRVEC_C_ADAPTER_WRONG_CASE=N: case N of every accumulated vector is computed wrong (an
+ * error in place of its output), in a stream and when it is asked for alone (its id ends in
+ * "#N"): a port with one real bug, for the tests (tests/test_c_adapter.py). */
+static long long wrong_case(void) {
+    static long long chosen = -2;
+    if (chosen == -2) {
+        const char *text = getenv("FAIRVEC_C_ADAPTER_WRONG_CASE");
+        chosen = text && *text ? atoll(text) : -1;
+    }
+    return chosen;
+}
+
+static int is_wrong_case_id(const char *id) {
+    const char *hash = strrchr(id, '#');
+    return wrong_case() >= 0 && hash && hash[1] && atoll(hash + 1) == wrong_case();
+}
+
 static void accumulate(const char *id, const Algo *a, int variant, const cJSON *acc) {
     const cJSON *stream = cJSON_GetObjectItemCaseSensitive(acc, "stream");
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(stream, "seed");
@@ -1939,6 +1956,7 @@ static void accumulate(const char *id, const Algo *a, int variant, const cJSON *
             buf_puts(&rec, "{\"output\":");
             err = a->compute(a, variant, g_vals, &rec);
         }
+        if ((long long)i == wrong_case()) err = "wrong-on-purpose";
         if (err) {
             rec.n = 0;
             buf_puts(&rec, "{\"error\":");
@@ -2095,6 +2113,7 @@ static void handle(const char *line, size_t len) {
     const char *err = read_input(a, cJSON_GetObjectItemCaseSensitive(req, "input"), g_vals);
     g_body.n = 0;
     if (!err) err = a->compute(a, variant, g_vals, &g_body);
+    if (is_wrong_case_id(id)) err = "wrong-on-purpose";
     g_out.n = 0;
     buf_puts(&g_out, "{\"id\":");
     buf_jstr(&g_out, id, strlen(id));
