@@ -107,7 +107,14 @@ def table_command(works: list[Work], folder: Path) -> list[str]:
 
 def wall(arguments: list[str], fairvec: list[str] | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run([*(fairvec or FAIRVEC), *arguments], capture_output=True, text=True)
+    # from outside the checkout: there "python -m fairvec" would import the checkout's code,
+    # not this interpreter's install
+    done = subprocess.run(
+        [*(fairvec or FAIRVEC), *arguments],
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         print(f"  note: {' '.join(arguments)} exited {done.returncode}: {done.stderr[-300:]}")
@@ -119,7 +126,7 @@ def first_request(folder: Path) -> float:
     script.write_text(FIRST_REQUEST, encoding="utf-8")
     mark.unlink(missing_ok=True)
     started = time.time()
-    subprocess.run(
+    subprocess.run(  # (outside the checkout, as wall)
         [
             *FAIRVEC,
             "run",
@@ -134,6 +141,7 @@ def first_request(folder: Path) -> float:
             str(mark),
         ],
         capture_output=True,
+        cwd=tempfile.gettempdir(),
     )
     return float(mark.read_text()) - started
 
