@@ -19,8 +19,8 @@ from fairvec.file_hashes import KnownHashes
 from fairvec.runner.accumulated_run import Accumulated
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.results import UnreadFile
-from fairvec.runner.selected_counts import miscounted
-from fairvec.runner.selection import Selection, wanted
+from fairvec.runner.selection import Selection
+from fairvec.runner.unread_skips import picked_as_counted
 from fairvec.vectorfiles import (
     DigestCache,
     DigestStream,
@@ -183,7 +183,7 @@ def _computed(
         if vector_file is None:  # selected, not read: its vectors picked as select does
             assert known is not None
             vectors = _unread_vectors(unread[path], known)
-            taken = _picked_by_filters(vectors, options, unread[path])
+            taken = picked_as_counted(vectors, unread[path], options)
         else:
             vectors = vector_file.vectors
             taken = [vector for vector in vectors if id(vector) in picked]
@@ -216,17 +216,6 @@ def _unread_vectors(unread: UnreadFile, known: ValidationCache) -> list[Vector]:
     raw = read_as_hashed(unread.path, unread.sha256)
     vectors: list[Vector] = read_unchecked(unread.path, raw, unread.sha256, known)["vectors"]
     return vectors
-
-
-def _picked_by_filters(
-    vectors: list[Vector], options: SelectionOptions, unread: UnreadFile
-) -> list[Vector]:
-    """The ``vectors`` -k, --tag and --exclude-tag pick, as many as the run counted."""
-    tags, excluded = set(options.tags), set(options.excluded_tags)
-    taken = [vector for vector in vectors if wanted(vector, options.keywords, tags, excluded)]
-    if len(taken) != unread.selected:
-        raise miscounted(unread.path, unread.selected, options)
-    return taken
 
 
 def _placed(root: Path, hashes: list[tuple[Path, str]]) -> list[list[str]]:

@@ -73,6 +73,7 @@ from fairvec.runner.session import (
     in_vector_order,
     jobs_for,
 )
+from fairvec.runner.unread_skips import with_unread_skips
 from fairvec.vectorfiles import VectorFile, cache_folder
 
 if TYPE_CHECKING:  # the release's tools are imported only for --suite
@@ -204,8 +205,6 @@ def _run_and_report(
     reports = options.reports
     if ran.selection.unread and (known or reports.json is not None or reports.junit is not None):
         # each vector listed, or judged against the list: the unread files' skips made
-        from fairvec.runner.unread_skips import with_unread_skips
-
         results = with_unread_skips(ran.results, ran.selection, options.selection)
         ran = ran._replace(results=results, uncounted=())
     apply_known_failures(ran.results, known)

@@ -11,12 +11,16 @@ status and message, in the same places.
 from __future__ import annotations
 
 from itertools import groupby, repeat
+from typing import TYPE_CHECKING
 
 from fairvec.runner.options import SelectionOptions
 from fairvec.runner.results import ALGORITHM, Result, UnreadFile, not_declared
 from fairvec.runner.selected_counts import miscounted
 from fairvec.runner.selection import Selection, wanted
 from fairvec.vectorfiles import algorithm_of, load_vector_files, vector_file_paths
+
+if TYPE_CHECKING:
+    from fairvec.data_model import Vector
 
 
 def with_unread_skips(
@@ -40,24 +44,33 @@ def _skips_of(
     """Each unread algorithm's skips, from its file read now (skeletal), checked against
     the count the run went by."""
     paths = {file.path: file for file in unread}
+    algorithms = {file.algorithm for file in unread}
     files = load_vector_files(
-        options.root,
-        lambda name: name in {file.algorithm for file in unread},
-        skeletal=True,
-        hashes=selection.hashes,
+        options.root, algorithms.__contains__, skeletal=True, hashes=selection.hashes
     )
-    keywords, tags, excluded = options.keywords, set(options.tags), set(options.excluded_tags)
     made: dict[str, list[Result]] = {}
     for vector_file in files:
         file = paths[vector_file.path]
-        kept = [v for v in vector_file.chosen_by if wanted(v, keywords, tags, excluded)]
-        if vector_file.sha256 != file.sha256 or len(kept) != file.selected:
+        if vector_file.sha256 != file.sha256:  # changed since the run went by its hash
             raise miscounted(vector_file.path, file.selected, options)
+        kept = picked_as_counted(vector_file.chosen_by, file, options)
         reason = not_declared(file.algorithm)
         made[file.algorithm] = list(
             map(Result, kept, repeat(file.algorithm), repeat("skip"), repeat(reason))
         )
     return made
+
+
+def picked_as_counted(
+    vectors: list[Vector], file: UnreadFile, options: SelectionOptions
+) -> list[Vector]:
+    """The ``vectors`` of an unread ``file`` that -k, --tag and --exclude-tag pick, as select
+    picks them, checked to be as many as the run counted (a report's skips, the digest)."""
+    tags, excluded = set(options.tags), set(options.excluded_tags)
+    taken = [vector for vector in vectors if wanted(vector, options.keywords, tags, excluded)]
+    if len(taken) != file.selected:
+        raise miscounted(file.path, file.selected, options)
+    return taken
 
 
 def _merged(
