@@ -266,7 +266,10 @@ def vx_sign(message: bytes) -> bytes:
 
 def vx_verify_signature(message: bytes, signature: bytes) -> bool:
     """e(signature, G1) = e(H(message), public key); a value that is no point of G2's
-    subgroup (or no canonical encoding of one) is not a valid signature."""
+    subgroup (or no canonical encoding of one) is not a valid signature. The canonical
+    encoding (bustabit.vx_verify's decision canonical-encoding: the flags, each coordinate
+    below p) is py_ecc's own check in decompress_G2, which tests/test_bustabit_vx.py pins;
+    the bytes are never reduced mod p."""
     valid: bool = _g2_basic().Verify(VX_PUBLIC_KEY, message, signature)
     return valid
 

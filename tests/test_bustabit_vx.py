@@ -234,6 +234,162 @@ def test_verification_rejects_a_wrong_signature() -> None:
     assert compute("bustabit.vx_verify", flipped) == {"valid": False}
 
 
+# --- the canonical signature encoding (vx_verify's decision canonical-encoding) ----------------
+
+COORDINATE_BITS = (1 << 381) - 1  # a first 48 bytes' value under the three flag bits
+COMPRESSED, INFINITY, SORT = 0x80, 0x40, 0x20
+TORSION_ORDER = 2713  # a prime factor of G2's cofactor
+
+
+def split(signature: str) -> tuple[int, int, int]:
+    """The flags, x.c1 and x.c0 of a 96-byte compressed G2 encoding."""
+    raw = bytes.fromhex(signature)
+    c1 = int.from_bytes(raw[:48], "big") & COORDINATE_BITS
+    return raw[0] & 0xE0, c1, int.from_bytes(raw[48:], "big")
+
+
+def join(flags: int, c1: int, c0: int) -> str:
+    raw = bytearray(c1.to_bytes(48, "big") + c0.to_bytes(48, "big"))
+    assert raw[0] & 0xE0 == 0, "x.c1 reaches into the flag bits"
+    raw[0] |= flags
+    return raw.hex()
+
+
+def field_prime() -> int:
+    pytest.importorskip("py_ecc", reason="the fairvec[vx] extra")
+    from py_ecc.optimized_bls12_381.optimized_curve import field_modulus
+
+    p: int = field_modulus
+    return p
+
+
+def decode(signature: str) -> Any:
+    """py_ecc's point for a compressed G2 signature (ValueError when it is no encoding)."""
+    from eth_typing import BLSSignature
+    from py_ecc.bls.g2_primitives import signature_to_G2
+
+    return signature_to_G2(BLSSignature(bytes.fromhex(signature)))
+
+
+def test_the_non_canonical_vectors_are_real_signatures_written_otherwise() -> None:
+    """Each non-canonical vx_verify case is a genuine Vx signature whose only fault is the
+    encoding, built here from the real signature the way its comment says; vx_crash's
+    non-canonical-signature is the same bytes."""
+    p = field_prime()
+    assert f"{p:x}" in (REPO / "spec" / "bustabit" / "vx_verify.yaml").read_text(encoding="utf-8")
+    cases = by_id("vx_verify")
+    last = cases["last-vx-game"]["input"]["signature"]
+    flags, c1, c0 = split(last)
+    g11_flags, g11_c1, g11_c0 = split(cases["vx-game-11000000"]["input"]["signature"])
+    built = {
+        "x-c0-plus-p": join(flags, c1, c0 + p),
+        "x-c1-plus-p": join(g11_flags, g11_c1 + p, g11_c0),
+        "uncompressed-flag-cleared": join(flags & ~COMPRESSED, c1, c0),
+        "infinity-flag-on-signature": join(flags | INFINITY, c1, c0),
+        "sign-flag-flipped": join(flags ^ SORT, c1, c0),
+        "infinity-and-sort-flags": join(COMPRESSED | INFINITY | SORT, 0, 0),
+        "not-on-curve": last[:-1] + "f",
+    }
+    for name, signature in built.items():
+        assert cases[name]["input"]["signature"] == signature, name
+    for name in ("x-c1-plus-p", "vx-game-11000000"):
+        assert cases[name]["input"]["game_hash"] == cases["vx-game-11000000"]["input"]["game_hash"]
+    crash = by_id("vx_crash")["non-canonical-signature"]["input"]
+    assert crash == cases["x-c0-plus-p"]["input"]
+    assert output(by_id("vx_crash")["non-canonical-signature"])["crash"] != 3.51
+
+
+def test_py_ecc_refuses_each_non_canonical_form_itself() -> None:
+    """The reference relies on py_ecc's decoder for the canonical check (vx_verify's decision
+    canonical-encoding): this pins that it refuses each form, for its own reason, so a
+    py_ecc that relaxed one fails here instead of quietly turning a vector true."""
+    field_prime()
+    refusals = {
+        "x-c0-plus-p": "z2 point value should be less than field modulus",
+        "x-c1-plus-p": "x1 value should be less than field modulus",
+        "uncompressed-flag-cleared": "c_flag should be 1",
+        "infinity-flag-on-signature": "b_flag should be 0",
+        "infinity-and-sort-flags": "a point at infinity should have a_flag == 0",
+        "not-on-curve": "Failed to find a modular squareroot",
+    }
+    cases = by_id("vx_verify")
+    for name, reason in refusals.items():
+        with pytest.raises(ValueError, match=re.escape(reason)):
+            decode(cases[name]["input"]["signature"])
+        assert output(cases[name]) == {"valid": False}, name
+
+
+def test_the_torsion_vector_is_the_signature_plus_a_point_outside_g2() -> None:
+    field_prime()
+    from py_ecc.bls.g2_primitives import subgroup_check
+    from py_ecc.optimized_bls12_381.optimized_curve import (
+        add,
+        b2,
+        is_inf,
+        is_on_curve,
+        multiply,
+        neg,
+    )
+
+    cases = by_id("vx_verify")
+
+    genuine = decode(cases["last-vx-game"]["input"]["signature"])
+    moved = decode(cases["signature-plus-torsion-point"]["input"]["signature"])
+    torsion = add(moved, neg(genuine))
+    assert is_on_curve(moved, b2) and not subgroup_check(moved)
+    assert not is_inf(torsion) and is_inf(multiply(torsion, TORSION_ORDER))
+    assert output(cases["signature-plus-torsion-point"]) == {"valid": False}
+
+
+def test_the_uncompressed_vector_is_the_signature_uncompressed() -> None:
+    field_prime()
+    from py_ecc.optimized_bls12_381.optimized_curve import normalize
+
+    cases = by_id("vx_verify")
+    x, y = normalize(decode(cases["last-vx-game"]["input"]["signature"]))
+    coordinates = (x.coeffs[1], x.coeffs[0], y.coeffs[1], y.coeffs[0])
+    uncompressed = b"".join(int(c).to_bytes(48, "big") for c in coordinates).hex()
+    assert cases["uncompressed-signature"]["input"]["signature"] == uncompressed
+    assert cases["uncompressed-signature"]["expected"] == {"error": "bad-signature"}
+
+
+def test_an_independent_bls_library_gives_every_vx_verify_verdict() -> None:
+    """Every vx_verify vector's verdict recomputed with arkworks (Rust, through
+    py-arkworks-bls12381): decode, then e(g1, signature) = e(public key, H(message)). It
+    refuses each coordinate-plus-p form as the reference does. It reads any value with the
+    infinity flag as the identity (more lenient than the standard), which never verifies,
+    so the verdicts agree all the same."""
+    ark = pytest.importorskip(
+        "py_arkworks_bls12381",
+        reason="py-arkworks-bls12381 is not installed (pip install py-arkworks-bls12381)",
+    )
+    public_key = ark.G1Point.from_compressed_bytes(bustabit.VX_PUBLIC_KEY)
+    tag = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_"
+
+    def verdict(game_hash: str, signature: str) -> bool:
+        try:
+            point = ark.G2Point.from_compressed_bytes(bytes.fromhex(signature))
+        except ValueError:  # "Err From Rust: serialised data seems to be invalid"
+            return False
+        hashed = ark.G2Point.hash_to_curve(bustabit.vx_message(bytes.fromhex(game_hash)), tag)
+        valid: bool = ark.GT.pairing(ark.G1Point(), point) == ark.GT.pairing(public_key, hashed)
+        return valid
+
+    checked = 0
+    for vector in vectors("vx_verify"):
+        if "output" in vector["expected"]:
+            given = vector["input"]
+            found = verdict(given["game_hash"], given["signature"])
+            assert found == output(vector)["valid"], vector["id"]
+            checked += 1
+    assert checked >= 25
+    for name in ("x-c0-plus-p", "x-c1-plus-p"):
+        with pytest.raises(ValueError, match="invalid"):
+            ark.G2Point.from_compressed_bytes(
+                bytes.fromhex(by_id("vx_verify")[name]["input"]["signature"])
+            )
+
+
 def test_a_bad_signature_text_is_a_one_line_error() -> None:
     game = by_id("vx_crash")["last-vx-game"]["input"]
     with pytest.raises(InvalidInput) as refused:
@@ -317,7 +473,9 @@ def test_node_loads_bls_only_when_asked() -> None:
         "const a = require('./adapters/node/lib.js').loadAlgorithms();"
         "const noble = () => Object.keys(require.cache).some((k) => k.includes('@noble'));"
         "const before = noble();"
-        "a['bustabit.vx_verify'].run({game_hash: '00'.repeat(32), signature: '00'.repeat(96)});"
+        # the point at infinity's encoding: canonical, so it reaches noble (all zeros would not)
+        "a['bustabit.vx_verify'].run({game_hash: '00'.repeat(32),"
+        " signature: 'c0'.padEnd(192, '0')});"
         "console.log(JSON.stringify([before, noble()]));"
     )
     done = subprocess.run([NODE, "-e", script], capture_output=True, text=True, cwd=REPO,

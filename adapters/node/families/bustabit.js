@@ -226,9 +226,32 @@ function vxSign(message) {
   return Buffer.from(bls12381().sign(message, VX_PRIVATE_KEY)).toString('hex');
 }
 
-// Any 96 bytes have an answer: noble throws on a value that decodes to no point of G2's
-// subgroup, and that is a signature that is not valid.
+// The flag bits of a compressed point's first byte (ZCash format, as spec/bustabit/vx_verify.yaml's
+// decision canonical-encoding states it).
+const COMPRESSED = 0x80;
+const INFINITY = 0x40;
+const SORT = 0x20;
+const COORDINATE_BITS = (1n << 381n) - 1n; // the bits under the three flags
+
+// Whether the 96 bytes are the one encoding the serialization writes for some x. noble 1.9.7
+// reduces each coordinate mod p (it decodes x.c0 + p as x.c0: issue 33), so the whole rule
+// is checked here, before noble sees the bytes; its flag checks repeat noble's own, so the
+// port's answer does not rest on one library version's leniency. That x is on the curve
+// and the point in G2's subgroup is left to noble.
+function isCanonicalG2(signatureHex) {
+  const first = parseInt(signatureHex.slice(0, 2), 16);
+  const c1 = BigInt('0x' + signatureHex.slice(0, 96)) & COORDINATE_BITS;
+  const c0 = BigInt('0x' + signatureHex.slice(96));
+  if ((first & COMPRESSED) === 0) return false;
+  if (first & INFINITY) return (first & SORT) === 0 && c1 === 0n && c0 === 0n;
+  const p = bls12381().fields.Fp.ORDER;
+  return c1 < p && c0 < p;
+}
+
+// Any 96 bytes have an answer: a value that is no canonical encoding, or that noble cannot
+// decode to a point of G2's subgroup (it throws), is a signature that is not valid.
 function vxVerify(message, signatureHex) {
+  if (!isCanonicalG2(signatureHex)) return false;
   try {
     return bls12381().verify(signatureHex, message, VX_PUBLIC_KEY) === true;
   } catch (error) {
