@@ -35,7 +35,13 @@ if TYPE_CHECKING:  # imported where the XML is written: not every run writes it
 FORMAT = "fairvec-report/1"
 FAILED = frozenset({"fail", "error"})
 FAILING = FAILED | {"not-run"}  # what fails a run, unless a known failure
-SHOWN_JSON = 400  # characters of an input or output shown in the human summary
+SHOWN_JSON = 400  # characters of an input or output shown whole in the human summary
+# A longer object is shown field by field, each long value cut to SHOWN_FIELD characters
+# on its own, so a short field after a long one (Tenhou's hand after its 3,328-character
+# seed) is still shown; SHOWN_MOST bounds the whole line (an adapter's object of a
+# thousand keys).
+SHOWN_FIELD = 120
+SHOWN_MOST = 4 * SHOWN_JSON
 GOT_KEPT = 64 * 1024  # characters of an adapter's output kept whole in the reports
 # ANSI escape sequences (colours, cursor moves): dropped, they only mean something to a
 # terminal. Then every character XML 1.0 forbids, and the C0/C1 controls a terminal acts
@@ -366,8 +372,36 @@ def _write_detail(stream: TextIO, result: Result) -> None:
 
 
 def _short(value: Any) -> str:
+    """``value`` as JSON for the terminal: whole when short; an object field by field,
+    each long value cut on its own (so every short field is seen); anything else cut."""
+    text = _shown(value, SHOWN_JSON)
+    return text if len(text) <= SHOWN_MOST else text[:SHOWN_MOST] + " ..."
+
+
+def _shown(value: Any, limit: int) -> str:
     text = printable(json.dumps(value, ensure_ascii=False))
-    return text if len(text) <= SHOWN_JSON else text[:SHOWN_JSON] + " ..."
+    if len(text) <= limit:
+        return text
+    if isinstance(value, dict) and value:
+        return _shown_fields(value, limit)
+    return text[:limit] + " ..."
+
+
+def _shown_fields(value: dict[Any, Any], limit: int) -> str:
+    """An object too long to show whole: its short fields whole, its long ones cut, each on
+    its own, sharing what the short ones leave of ``limit`` (at least SHOWN_FIELD each)."""
+    keys = {key: _shown(key, SHOWN_FIELD) for key in value}
+    whole = {key: printable(json.dumps(item, ensure_ascii=False)) for key, item in value.items()}
+    long = [key for key in value if len(whole[key]) > SHOWN_FIELD]
+    used = sum(len(keys[key]) + 4 for key in value) + sum(
+        len(whole[key]) for key in value if key not in long
+    )
+    share = max(SHOWN_FIELD, (limit - used) // max(len(long), 1))
+    fields = (
+        f"{keys[key]}: {_shown(item, share) if key in long else whole[key]}"
+        for key, item in value.items()
+    )
+    return "{" + ", ".join(fields) + "}"
 
 
 # -- JSON ----------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ document's command does (``dieharder -g 202 -f FILE``)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import random
 import re
 import shutil
 import signal
@@ -98,6 +101,67 @@ def test_tenhou_rnd_is_tenhous_own_validation_data() -> None:
     words = [int(line) for line in text.decode().split()]
     assert words[:144] == published
     assert words[144:] != published  # the next hand draws on
+
+
+def test_text_words_read_each_4_bytes_first_byte_most_significant() -> None:
+    """--unit bytes in text (and Dieharder's) form: each word is 4 bytes of the stream, the
+    first byte most significant (docs/stream.md, "Formats"), unpacked here by struct from
+    the reference's bytes, not from the command's own raw output."""
+    block = compute(
+        "casino.bytes",
+        {"server_seed": "s", "salt": "salt", "client_seed": "client", "cursor": 0},
+        "hex-text",
+    )["bytes"]
+    expected = list(struct.unpack(">16I", bytes.fromhex(block)))
+    assert expected != list(struct.unpack("<16I", bytes.fromhex(block)))  # the test can fail
+    text = stream("casino.bytes", "--count", "16", "--format", "text", "--seed", "s")
+    assert [int(line) for line in text.decode().split()] == expected
+    dieharder = stream("casino.bytes", "--count", "16", "--format", "dieharder", "--seed", "s")
+    assert [int(line) for line in dieharder.decode().splitlines()[6:]] == expected
+
+
+def shortest_digits(value: float) -> int:
+    """The fewest significant digits that read back as ``value`` (found by trying each
+    precision, independently of repr)."""
+    return next(digits for digits in range(1, 18) if float(f"{value:.{digits}g}") == value)
+
+
+def significant_digits(text: str) -> int:
+    mantissa = text.lower().split("e")[0].lstrip("-").replace(".", "")
+    return len(mantissa.lstrip("0"))
+
+
+def test_text_numbers_are_in_shortest_round_trip_form() -> None:
+    """docs/stream.md promises each number "in shortest round-trip form": the line reads back
+    as the number, with no more digits than it needs (%.17g writes 17 where 16 do)."""
+    first = compute(
+        "casino.bytes",
+        {"server_seed": "fairvec", "salt": "salt", "client_seed": "client", "cursor": 0},
+        "hex-text",
+    )
+    expected = compute("casino.numbers", {"bytes": first["bytes"]}, None)["numbers"]
+    assert any(shortest_digits(x) < 17 for x in expected)  # %.17g would differ: the test can fail
+    lines = stream("casino.bytes", "--count", "8", "--unit", "numbers", "--format", "text")
+    written = lines.decode().split()
+    assert [float(line) for line in written] == expected
+    assert [significant_digits(line) for line in written] == [shortest_digits(x) for x in expected]
+
+
+def test_tenhou_mt19937_raw_is_little_endian_words_of_an_independent_mt19937() -> None:
+    """The raw stream is the generator's 32-bit outputs, each written little-endian (the
+    words as Tenhou's C code holds them, docs/stream.md). Expected: CPython's own MT19937
+    (random.Random seeded with the 624 words as one integer runs init_by_array on them,
+    getrandbits(32) is genrand_int32), packed by struct here."""
+    raw = b"".join(hashlib.sha512(f"mt:{block}".encode()).digest() for block in range(39))
+    words = struct.unpack("<624I", raw)
+    # CPython shortens a key whose last word is 0 (the quirk cpython-seed-drops-zero-words)
+    assert words[-1] != 0
+    independent = random.Random(int.from_bytes(raw, "little"))
+    # 700 outputs: past the first 624, through one regeneration of the state
+    expected = [independent.getrandbits(32) for _ in range(700)]
+    shuffle = "mt19937ar-sha512-n288-base64," + base64.b64encode(raw).decode("ascii")
+    written = stream("tenhou.mt19937", "--count", "700", "--input", f"shuffle={shuffle}")
+    assert written == struct.pack("<700I", *expected)
 
 
 def test_the_formats_hold_count_values() -> None:
