@@ -398,8 +398,8 @@ def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
         for name in quirk["exercised_by"]:
             if name not in names:
                 raise FairvecError(
-                    f"{where}: quirks/{index}/exercised_by: no case, generated or upstream "
-                    f"set is named {name!r}"
+                    f"{where}: quirks/{index}/exercised_by: no case, generated, upstream or "
+                    f"accumulated set is named {name!r}"
                 )
     for section, entries in _sets(spec):
         for index, entry in enumerate(entries):
@@ -411,10 +411,20 @@ def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
                     )
 
 
-def _sets(spec: Spec) -> list[tuple[str, list[SpecCase] | list[GeneratedSet] | list[UpstreamSet]]]:
+def _sets(
+    spec: Spec,
+) -> list[
+    tuple[str, list[SpecCase] | list[GeneratedSet] | list[UpstreamSet] | list[AccumulatedSet]]
+]:
     """The named sets of vectors, by section: their names are unique, their variants the
-    spec's."""
-    return [("cases", spec.cases), ("generated", spec.generated), ("upstream", spec.upstream)]
+    spec's. Accumulated sets are among them, so a quirk can name a stream whose cases carry
+    it (its vectors then carry the quirk's tag, as a case's do)."""
+    return [
+        ("cases", spec.cases),
+        ("generated", spec.generated),
+        ("upstream", spec.upstream),
+        ("accumulated", spec.accumulated),
+    ]
 
 
 def _set_names(spec: Spec) -> Iterator[str]:

@@ -182,7 +182,8 @@ def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
         (
             "    exercised_by: [random]",
             "    exercised_by: [randomly]",
-            "quirks/0/exercised_by: no case, generated or upstream set is named 'randomly'",
+            "quirks/0/exercised_by: no case, generated, upstream or accumulated set is named "
+            "'randomly'",
         ),
         (
             "    error: round-out-of-range",

@@ -6,6 +6,7 @@ The ports are tests/adapters/misread_inputs.py: the reference with one mistake e
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from collections import Counter
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fairvec
+from support import REPO, fairvec
 
 MISREAD = Path(__file__).resolve().parent / "adapters" / "misread_inputs.py"
 
@@ -83,3 +84,23 @@ def test_the_terminal_line_stays_bounded_whatever_the_object() -> None:
     text = _short(nested)
     assert text.endswith('"short": 1}') and len(text) < SHOWN_JSON + 50
     assert _short({"seed": "z" * 30}) == '{"seed": "' + "z" * 30 + '"}'  # short: whole
+
+
+@pytest.mark.parametrize(
+    ("algorithms", "cause"),
+    [
+        (("tenhou/hand_wall", "tenhou/wall_tiles"), "hand-is-zero-based"),
+        (("stake/dice", "stake/limbo", "stake/mines", "stake/plinko"), "server-seed-is-text"),
+    ],
+)
+def test_the_streams_a_misreading_port_fails_name_the_cause(
+    algorithms: tuple[str, ...], cause: str
+) -> None:
+    """The accumulated streams draw hands above 0 and hex server seeds, so the same ports fail
+    them: each stream (both tiers) carries the cause's tag, named in the quirk's exercised_by
+    as a case is (before: their tags were [accumulated] alone)."""
+    for algorithm in algorithms:
+        vector_file = json.loads((REPO / "vectors" / f"{algorithm}.json").read_text("utf-8"))
+        streams = vector_file["accumulated"]
+        untagged = [stream["id"] for stream in streams if cause not in stream["tags"]]
+        assert streams and not untagged, (algorithm, untagged)
