@@ -31,7 +31,7 @@ from fairvec.runner.session import Session
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 
-SEED = "10"  # draws 4 of gap 2's non-canonical signatures whole (checked below)
+SEED = "10"  # among its 5 bustabit.vx_verify inputs, 4 non-canonical signatures drawn whole
 COUNT = 15  # inputs per algorithm: about 1,200 in all, some 15 s of CPU for both ports
 # Per input, only so that a hung adapter still ends the test; never reached by a port that
 # answers (no test judges wall time: the runner's own default is 10 s).
