@@ -63,8 +63,10 @@ class _BigInt(int):
 
 
 def _is_integer(_checker: Any, value: Any) -> bool:
-    # 1.0 is not an integer here: the reference would print it as "1.0" where a port
-    # prints 1; no vector sends one (the generator writes integers without a fraction).
+    # 1.0 (or 1e308) is not an integer here: the reference would print it as "1.0" where a
+    # port prints 1. The vectors bustabit.chain_position/game-number-written-with-fraction
+    # and game-number-1e308, and bustabit.chain_check/bound-written-with-fraction, send one;
+    # a JavaScript port must read the request's text to tell (adapters/node/literals.js).
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -11,6 +11,7 @@ const readline = require('readline');
 const { InvalidInput, loadAlgorithms } = require('./lib');
 const { schemaFor, checkInput, SetupError } = require('./inputs');
 const { accumulate } = require('./accumulate');
+const { fractionWritten } = require('./literals');
 
 const ENCODING = 'fairvec-accumulated/1';
 
@@ -53,7 +54,8 @@ function answer(algorithms, line) {
   }
   if ('accumulate' in request) return accumulated(request, entry, variants);
   try {
-    checkInput(schemaFor(request.algorithm), request.input);
+    // the line's own text tells `1.0` from `1` (literals.js): JSON.parse cannot
+    checkInput(schemaFor(request.algorithm), request.input, fractionWritten(line));
     return { id: request.id, output: entry.run(request.input, request.variant || variants[0]) };
   } catch (error) {
     return { id: request.id, error: errorOf(error) };

@@ -23,18 +23,16 @@
 // `maxItems`, `uniqueItems`, `pattern`.
 //
 // Two things JSON.parse decides for us, where the reference (Python's json) sees more:
-// - An integer written with a fraction or an exponent (`1.0`, `1e0`): Python reads a float
-//   and the reference answers wrong-type; JSON.parse yields the number 1 and cannot tell.
-//   Here an integral number is an integer, which is JSON Schema's own definition. Nobody
-//   sends one: the runner writes each request with Python's json.dumps, which writes an
-//   int without a fraction and a float always with one, and integer fields only ever hold
-//   ints (the generator writes integers as ints; the fuzzer draws ints for integer fields,
-//   and 1.5, "1", true, null, [] or {} as their wrong type). Telling them apart would take a
-//   second, hand-written JSON scanner of every request line, for no input anyone sends.
-// - A number too large for a double parses as Infinity: it counts as an integer here (out
-//   of every range), as the reference sees an integer literal of 400 digits; `1e400`, a
-//   float to the reference (so wrong-type for an integer), is read the same way here.
-//   The fuzzer sends no integer beyond 2^53 + 1 and never a float literal that overflows.
+// - An integer written with a fraction or an exponent (`1.0`, `1e0`, `1e308`): Python reads
+//   a float and the reference answers wrong-type; JSON.parse yields a number that cannot
+//   tell. The adapter scans the request line for such numbers (literals.js) and hands their
+//   places to checkInput as `written`: an integer field holding one is wrong-type here too
+//   (issue 34 section 6: `game_number: 1.0` was an output, `game_number: 1e308` a range error).
+//   Inputs computed here (accumulate.js) have no text: nothing is fraction-written.
+// - A number too large for a double parses as Infinity: written as an integer (400 digits)
+//   it counts as an integer here (out of every range), as the reference sees an integer
+//   literal of 400 digits; `1e400` is fraction-written, so wrong-type for an integer, as for
+//   the reference (a float).
 // NaN cannot occur: JSON has no literal for it.
 
 const fs = require('fs');
@@ -128,8 +126,11 @@ function specRegExp(pattern, where) {
   return new RegExp(pattern, 'u');
 }
 
-/** Throws InvalidInput for the first fault of `input`, in the documented order. */
-function checkInput(compiled, input) {
+const NOTHING_WRITTEN = new Set();
+
+/** Throws InvalidInput for the first fault of `input`, in the documented order. `written`:
+ * the paths (JSON text) of the numbers written with a fraction or an exponent (literals.js). */
+function checkInput(compiled, input, written = NOTHING_WRITTEN) {
   const { fields, schema } = compiled;
   if (!isObject(input)) throw new InvalidInput('wrong-type', `the input must be a JSON object, not ${jsonType(input)}`);
   const unknown = Object.keys(input).filter((key) => !fields.includes(key)).sort();
@@ -140,8 +141,9 @@ function checkInput(compiled, input) {
     if (!Object.hasOwn(input, name)) throw new InvalidInput('missing-field', `the field ${name} is required`);
   }
   const faults = [];
+  const context = { ...compiled, written };
   fields.forEach((name, rank) => {
-    if (Object.hasOwn(input, name)) collect(compiled, schema.properties[name], input[name], rank, [], name, faults);
+    if (Object.hasOwn(input, name)) collect(context, schema.properties[name], input[name], rank, [], name, faults);
   });
   faults.sort(byPlace);
   const typeFault = faults.find((fault) => fault.keyword === 'type');
@@ -160,7 +162,11 @@ function checkInput(compiled, input) {
 function collect(compiled, schema, value, rank, parent, key, faults) {
   const add = (keyword, message) => faults.push({ rank, path: [...parent, key], keyword, schema, message });
   const types = schema.type === undefined ? null : [].concat(schema.type);
-  if (types && !types.some((type) => hasType(value, type))) add('type', `must be ${types.join(' or ')}, not ${jsonType(value)}`);
+  const fraction = typeof value === 'number' && compiled.written.size > 0
+    && compiled.written.has(JSON.stringify([...parent, key]));
+  if (types && !types.some((type) => hasType(value, type, fraction))) {
+    add('type', `must be ${types.join(' or ')}, not ${fraction ? 'number (written with a fraction or an exponent)' : jsonType(value)}`);
+  }
   if ('enum' in schema && !schema.enum.some((option) => jsonEqual(option, value))) {
     add('enum', `must be one of ${JSON.stringify(schema.enum)}`);
   }
@@ -222,10 +228,11 @@ function comparePart(a, b) {
   return a < b ? -1 : 1;
 }
 
-function hasType(value, type) {
+// `fraction`: the number was written with a fraction or an exponent, so it is no integer.
+function hasType(value, type, fraction) {
   switch (type) {
     case 'integer':
-      return typeof value === 'number' && (Number.isInteger(value) || !Number.isFinite(value));
+      return typeof value === 'number' && !fraction && (Number.isInteger(value) || !Number.isFinite(value));
     case 'number':
       return typeof value === 'number';
     case 'string':

@@ -72,6 +72,17 @@ def fuzz_command(arguments: argparse.Namespace) -> int:
     return _report(arguments, outcome, seed, session)
 
 
+def session_plans(
+    session: Session, space: Space, globs: list[str] | None = None, fixes: list[Fix] | None = None
+) -> tuple[Claims, list[AlgorithmPlan]]:
+    """What ``fairvec fuzz`` fuzzes through ``session``: the adapter's claims and one plan
+    per algorithm it implements (of those ``globs`` select, default all). For callers
+    that drive a Fuzzer themselves (tests/test_cross_port.py)."""
+    specs = _with_their_extras(_selected_specs(globs or [], space), globs or [])
+    claims = _claims(specs, session, fixes or [])
+    return claims, _plans(specs, space, session, claims)
+
+
 def _report(arguments: argparse.Namespace, outcome: Outcome, seed: str, session: Session) -> int:
     write_mismatches(sys.stdout, outcome.mismatches, seed, arguments.max_details)
     if arguments.cases:

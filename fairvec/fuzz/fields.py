@@ -21,9 +21,13 @@ SURROGATES = range(0xD800, 0xE000)
 # One character outside a pattern's class, tried in this order: the first not in the class.
 OUTSIDE = ["g", "G", "z", " ", "-", "é", "0", "a", "A"]
 # Values of each JSON type for wrong-type; those the schema's type admits are left out.
+# 1.0 and 1e308 are numbers written with a fraction or an exponent: wrong-type for an
+# integer field, though integral (JSON.parse reads 1.0 as 1; issue 34, section 6).
 WRONG_TYPED: list[tuple[str, Any]] = [
     ("string", "1"),
     ("number", 1.5),
+    ("number", 1.0),
+    ("number", 1e308),
     ("integer", 7),
     ("boolean", True),
     ("null", None),
@@ -289,6 +293,7 @@ class FieldFuzzer:
             "duplicate": self._duplicated,
             "item": self._bad_item,
             "wrong-type": self._wrong_type,
+            "integral": self._integral,
         }
         weights = dict(self.settings["invalid_kinds"])
         while any(weight > 0 for weight in weights.values()):
@@ -315,6 +320,8 @@ class FieldFuzzer:
             if "maximum" in schema:
                 candidates.append(math.nextafter(float(schema["maximum"]), math.inf))
                 candidates.append(float(schema["maximum"]) + 0.01)
+            # the far ends of a double, past any bound a spec writes
+            candidates.extend(e for e in (-1e308, 1e308) if not _within(schema, e))
             return picker.item(candidates)
         return NOTHING
 
@@ -394,9 +401,22 @@ class FieldFuzzer:
         candidates = [
             value
             for _name, value in WRONG_TYPED
-            if not admits(types, value) and not ("enum" in schema and value in schema["enum"])
+            if not admits(types, value)
+            # by JSON type too: 1.0 is no member of an integer enum holding 1
+            and not any(_same(value, option) for option in schema.get("enum", []))
         ]
         return picker.item(candidates) if candidates else NOTHING
+
+    def _integral(self, schema: Mapping[str, Any], current: Any, picker: Picker) -> Any:
+        """An integer field's value as a double: the same value written `10000001.0` (a
+        port reading JSON with JavaScript's JSON.parse sees the integer and computes), or
+        a double far past any bound. wrong-type either way (docs/spec-format.md)."""
+        types = json_types(schema)
+        if "integer" not in types or "number" in types:
+            return NOTHING
+        if _is_int(current) and abs(current) <= JSON_SAFE and picker.chance(0.75):
+            return float(current)
+        return picker.item([1e308, -1e308, 1.0])
 
 
 def _characters(kind: Mapping[str, Any], length: list[int], picker: Picker) -> str:
@@ -428,6 +448,10 @@ def _integer_bounds(schema: Mapping[str, Any]) -> tuple[int, int]:
     low: float = schema.get("minimum", -JSON_SAFE)
     high: float = schema.get("maximum", JSON_SAFE)
     return max(math.ceil(low), -JSON_SAFE), min(math.floor(high), JSON_SAFE)
+
+
+def _within(schema: Mapping[str, Any], value: float) -> bool:
+    return bool(schema.get("minimum", value) <= value <= schema.get("maximum", value))
 
 
 def _is_int(value: Any) -> bool:
