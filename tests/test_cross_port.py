@@ -38,13 +38,6 @@ COUNT = 15  # inputs per algorithm: about 1,200 in all, some 15 s of CPU for bot
 TIMEOUT = 900.0
 WINDOW = 64
 
-# Known disagreements, by algorithm: each marked one is tolerated only in the shape named,
-# and the test below fails once it is gone, so the mark is removed with the fix.
-# bustabit.vx_verify: issue 33 gap 2, the Node port accepts a non-canonical signature (the
-# field modulus p added to one coordinate: valid true where the reference says false). Its
-# fix belongs to another branch (adapters/node/families/bustabit.js); remove this entry
-# when it is merged.
-KNOWN_NON_CANONICAL = "bustabit.vx_verify"
 JSON_ESCAPED = set('"\\/\b\f\n\r\t\x00\u2028\u2029\ufffe\uffff')
 
 
@@ -80,18 +73,6 @@ def drawn_inputs(plans: list[AlgorithmPlan]) -> Iterator[tuple[AlgorithmPlan, Dr
             yield plan, plan.draw(SEED, index)
 
 
-def is_known(mismatch: Mismatch) -> bool:
-    """Issue 33 gap 2, in its one shape: a non-canonical signature drawn whole, which the
-    reference calls invalid and the Node port valid."""
-    found = mismatch.found
-    return (
-        found.drawn.algorithm == KNOWN_NON_CANONICAL
-        and found.drawn.how[0].endswith("-plus-p")
-        and found.expected == {"output": {"valid": False}}
-        and found.result.got == {"output": {"valid": True}}
-    )
-
-
 def shown(mismatches: list[Mismatch]) -> str:
     return "".join("---\n" + dump_yaml(mismatch_document(m, SEED)) for m in mismatches)
 
@@ -112,21 +93,11 @@ def test_every_algorithm_the_node_port_declares_is_drawn_and_judged(
 
 
 def test_the_two_ports_agree_on_every_input(differential: Differential) -> None:
-    unexplained = [m for m in differential.outcome.mismatches if not is_known(m)]
-    assert not unexplained, (
-        f"{len(unexplained)} disagreement(s) of the Node port with the reference; replay with "
+    mismatches = differential.outcome.mismatches
+    assert not mismatches, (
+        f"{len(mismatches)} disagreement(s) of the Node port with the reference; replay with "
         f"fairvec fuzz --bundled node --seed {SEED} --count {COUNT} --shrink\n"
-        + shown(unexplained)
-    )
-
-
-def test_the_known_disagreement_is_still_there(differential: Differential) -> None:
-    """The mark on issue 33 gap 2 is strict: once the Node port refuses non-canonical
-    signatures, this fails until the mark (KNOWN_NON_CANONICAL) is removed."""
-    known = [m for m in differential.outcome.mismatches if is_known(m)]
-    assert known, (
-        "bustabit.vx_verify: the Node port now agrees on non-canonical signatures; "
-        "remove KNOWN_NON_CANONICAL from tests/test_cross_port.py"
+        + shown(mismatches)
     )
 
 
