@@ -4,6 +4,7 @@ merge shard reports, write the summary, check the survivors file (docs/mutation.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 import time
@@ -86,6 +87,19 @@ def _shard(text: str) -> scope.Shard:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def source_digest(repo: Path) -> str:
+    """What the verdicts depend on: both ports' code, the vectors and the judge, as they
+    are in the working tree (parts of one campaign must agree on it; the commit need not:
+    a report is committed after the run that made it)."""
+    digest = hashlib.sha256()
+    paths = [*node_port.default_files(repo), *python_port.default_files(repo)]
+    paths += [str(path.relative_to(repo)) for path in sorted((repo / "vectors").rglob("*.json"))]
+    for path in sorted([*paths, "mutation/judge.py"]):
+        digest.update(f"{path}\0".encode())
+        digest.update(hashlib.sha256((repo / path).read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def commit(repo: Path) -> str:
     finished = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
@@ -145,6 +159,7 @@ def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) ->
     files, the shard and the clock."""
     return {
         "commit": commit(ROOT),
+        "source": source_digest(ROOT),
         "base": arguments.since,
         "fuzz_seed": arguments.fuzz_seed,
         "fuzz_count": arguments.fuzz_count,

@@ -85,8 +85,9 @@ def build(mutants: Sequence[Mutant], meta: dict[str, Any]) -> Report:
 
 
 # What may differ between shards of one campaign (and between a merged report and one
-# run): the shard itself and the clock.
-PER_RUN = ("shard", "shards", "wall_seconds", "judged_seconds")
+# run): the shard itself, the clock, and the commit checked out (the code is compared by
+# its digest, "source").
+PER_RUN = ("commit", "shard", "wall_seconds", "judged_seconds")
 
 
 def comparable(report: Report) -> Report:
@@ -111,14 +112,14 @@ def merge(reports: Sequence[Report]) -> Report:
             differs = sorted(key for key in setting if setting[key] != common[0][key])
             raise ReportError(
                 f"merge: shard {report.get('shard')} was run with another {differs[0]} "
-                "(merge the parts of one campaign: same commit and stage settings)"
+                "(merge the parts of one campaign: same code, vectors and stage settings)"
             )
     runs: dict[str, list[Report]] = {}
     for report in reports:
         runs.setdefault(json.dumps(report["files"]), []).append(report)
     for parts in runs.values():
         _check_shards_complete(sorted(str(part["shard"]) for part in parts if part.get("shard")))
-    meta = dict(common[0])
+    meta = {"commit": reports[0].get("commit"), **common[0]}
     meta["files"] = sorted({file for report in reports for file in report["files"]})
     meta["shard"] = None
     meta["wall_seconds"] = round(sum(report.get("wall_seconds", 0.0) for report in reports), 3)
@@ -126,7 +127,7 @@ def merge(reports: Sequence[Report]) -> Report:
 
 
 # What every part of one campaign shares.
-SHARED_SETTINGS = ("commit", "base", "fuzz_seed", "fuzz_count", "sample")
+SHARED_SETTINGS = ("source", "base", "fuzz_seed", "fuzz_count", "sample")
 
 
 def _check_shards_complete(shards: list[str]) -> None:
