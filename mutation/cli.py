@@ -66,6 +66,11 @@ def parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=run_command)
     merge = commands.add_parser("merge", help="one report from shard (or part) reports")
     merge.add_argument("reports", nargs="+", type=Path)
+    merge.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="accept a split with shards missing (the report names them under 'partial')",
+    )
     _outputs(merge)
     merge.set_defaults(handler=merge_command)
     check = commands.add_parser("check-survivors", help="every survivor has an entry")
@@ -171,7 +176,8 @@ def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) ->
 
 
 def merge_command(arguments: argparse.Namespace) -> int:
-    merged = report.merge([report.load(path) for path in arguments.reports])
+    reports = [report.load(path) for path in arguments.reports]
+    merged = report.merge(reports, allow_partial=arguments.allow_partial)
     return write_outputs(merged, arguments)
 
 

@@ -69,7 +69,11 @@ def stage_commands(arguments: argparse.Namespace) -> list[tuple[str, list[str]]]
     adapter = ["--", *arguments.adapter]
     # --fail-on-skip: a mutant that unregisters an algorithm (the port then answers
     # "unsupported", which a port may) has still changed the port: killed, not skipped.
+    # --max-crashes/--max-timeouts 1: the unmutated port never crashes nor hangs, so the
+    # first crash or hang already kills the mutant (else a port that crashes on every
+    # vector is restarted hundreds of times: minutes for one verdict).
     quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", VECTOR_TIMEOUT]
+    quiet += ["--max-crashes", "1", "--max-timeouts", "1"]
     stages = [("fixed", fairvec(["run", "--tier", "none", *quiet, *selection, *adapter]))]
     if arguments.accumulated:
         accumulated = ["run", "--tag", "accumulated", *quiet, *selection, *adapter]

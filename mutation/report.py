@@ -100,7 +100,7 @@ def comparable(report: Report) -> Report:
     return kept
 
 
-def merge(reports: Sequence[Report]) -> Report:
+def merge(reports: Sequence[Report], allow_partial: bool = False) -> Report:
     """The report of the whole campaign from its parts: the shards of one run (each
     K/N once: the same mutants and figures as one run over every shard,
     tests/test_mutation.py checks it), and runs over other files or ports."""
@@ -117,9 +117,18 @@ def merge(reports: Sequence[Report]) -> Report:
     runs: dict[str, list[Report]] = {}
     for report in reports:
         runs.setdefault(json.dumps(report["files"]), []).append(report)
-    for parts in runs.values():
-        _check_shards_complete(sorted(str(part["shard"]) for part in parts if part.get("shard")))
+    partial = []
+    for files, parts in runs.items():
+        shards = sorted(str(part["shard"]) for part in parts if part.get("shard"))
+        try:
+            _check_shards_complete(shards)
+        except ReportError:
+            if not allow_partial:
+                raise
+            partial.append(f"{', '.join(json.loads(files))}: shards {', '.join(shards)} only")
     meta = {"commit": reports[0].get("commit"), **common[0]}
+    if partial or any(report.get("partial") for report in reports):
+        meta["partial"] = sorted({*partial, *(p for r in reports for p in r.get("partial", []))})
     meta["files"] = sorted({file for report in reports for file in report["files"]})
     meta["shard"] = None
     meta["wall_seconds"] = round(sum(report.get("wall_seconds", 0.0) for report in reports), 3)
@@ -193,6 +202,8 @@ def markdown(report: Report) -> str:
                 f"| {port} | {family} | {counts['mutants']} | {counts['fixed']} | {later} "
                 f"| {counts[SURVIVED]} | {rate} | {counts[IGNORED]} |"
             )
+    if report.get("partial"):
+        lines += ["", "Not the whole campaign: " + "; ".join(report["partial"]) + "."]
     judged = [mutant for mutant in report["mutants"] if mutant["stage"] != IGNORED]
     if judged:
         lines += [

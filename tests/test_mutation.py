@@ -109,6 +109,8 @@ def test_merge_refuses_a_missing_shard_and_an_overlap() -> None:
         report.merge([part("1/3", "a"), part("3/3", "c")])
     with pytest.raises(report.ReportError, match="judged twice: a"):
         report.merge([part("1/2", "a"), part("2/2", "a")])
+    partial = report.merge([part("1/3", "a")], allow_partial=True)
+    assert partial["partial"] == ["reference/battle.py: shards 1/3 only"]
     other = part("2/2", "b")
     other["source"] = "t"
     with pytest.raises(report.ReportError, match="another source"):
