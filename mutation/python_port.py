@@ -10,6 +10,7 @@ unmutated fairvec, so a mutant is never compared with itself.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import re
@@ -17,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,10 @@ HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "python" / "cosmic-ray.toml"
 JUDGE = HERE / "judge.py"
 SESSION = "session.sqlite"
+# The output of a mutant the configuration decides out ([fairvec-mutation] in the config).
+IGNORED_ANNOTATION = "ignored: inside a type annotation, never evaluated"
+OUTSIDE_SCOPE = "outside this run's scope"
+Span = tuple[tuple[int, int], tuple[int, int]]
 
 
 class PythonCampaignError(Exception):
@@ -126,13 +132,50 @@ def check_baseline(settings: Settings, family: str, folder: Path, sandbox: Path)
         raise PythonCampaignError(f"the unmutated sandbox in {folder} fails its fixed vectors")
 
 
+def ignores_annotations() -> bool:
+    settings = tomllib.loads(CONFIG.read_text(encoding="utf-8")).get("fairvec-mutation", {})
+    return bool(settings.get("ignore-annotations", False))
+
+
+def annotation_spans(source: str) -> list[Span]:
+    """Where the type annotations stand, as (line, column) pairs, in a module whose
+    annotations are never evaluated (``from __future__ import annotations``); none in
+    another."""
+    tree = ast.parse(source)
+    postponed = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    )
+    if not postponed:
+        return []
+    annotations: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            annotations.append(node.returns)
+    return [
+        ((node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+        for node in annotations
+    ]
+
+
+def inside(spans: list[Span], start: tuple[int, int], end: tuple[int, int]) -> bool:
+    return any(first <= start and end <= last for first, last in spans)
+
+
 def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
     """Mark SKIPPED (cosmic-ray's own way, as its filters do) the mutants of other shards,
-    outside the changed lines, or past the sample."""
+    outside the changed lines or past the sample; then, among this run's, those the
+    configuration decides out (kept as ignored in the report)."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     changed = scope.changed_lines(settings.repo, settings.since, file) if settings.since else None
+    source = (settings.repo / file).read_text(encoding="utf-8")
+    spans = annotation_spans(source) if ignores_annotations() else []
     with use_db(str(folder / SESSION), WorkDB.Mode.open) as work_db:
         pending = {item.job_id for item in work_db.pending_work_items}
         for position, item in enumerate(ordered_items(work_db)):
@@ -142,13 +185,16 @@ def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
                 and scope.touches(changed, mutation.start_pos[0], mutation.end_pos[0])
                 and (settings.sample is None or position < settings.sample)
             )
-            if not kept and item.job_id in pending:
-                work_db.set_result(
-                    item.job_id,
-                    WorkResult(
-                        worker_outcome=WorkerOutcome.SKIPPED, output="outside this run's scope"
-                    ),
-                )
+            if item.job_id not in pending:
+                continue
+            if not kept:
+                output = OUTSIDE_SCOPE
+            elif inside(spans, tuple(mutation.start_pos), tuple(mutation.end_pos)):
+                output = IGNORED_ANNOTATION
+            else:
+                continue
+            result = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=output)
+            work_db.set_result(item.job_id, result)
 
 
 def ordered_items(work_db: Any) -> list[Any]:
@@ -182,13 +228,16 @@ def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
         results = dict(work_db.results)
         for item in ordered_items(work_db):
             result = results.get(item.job_id)
-            if result is None or result.worker_outcome == WorkerOutcome.SKIPPED:
+            ignored = result is not None and result.output == IGNORED_ANNOTATION
+            if result is None or (result.worker_outcome == WorkerOutcome.SKIPPED and not ignored):
                 continue
             mutation = item.mutations[0]
             verdict = verdict_of(result.output)
             stage = str(verdict["stage"])
             if result.test_outcome == TestOutcome.SURVIVED:
                 stage = report.SURVIVED
+            if ignored:
+                stage, verdict = report.IGNORED, {"seconds": 0.0}
             records.append(
                 report.mutant_record(
                     key=(
