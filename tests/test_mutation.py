@@ -158,3 +158,14 @@ def test_merged_shards_give_the_report_of_one_run(tmp_path: Path) -> None:
     assert report.comparable(report.merge(shards)) == report.comparable(whole)
     assert len(whole["mutants"]) == 3
     assert all(mutant["stage"] in report.KILLING_STAGES for mutant in whole["mutants"])
+
+
+def test_only_annotations_that_are_never_evaluated_are_ignored() -> None:
+    from mutation import python_port
+
+    body = "def f(x: int | None) -> list[int]:\n    return [x or 1]\n"
+    spans = python_port.annotation_spans("from __future__ import annotations\n" + body)
+    assert sorted(spans) == [((2, 9), (2, 19)), ((2, 24), (2, 33))]
+    assert python_port.inside(spans, (2, 13), (2, 14))  # the | of int | None
+    assert not python_port.inside(spans, (3, 14), (3, 16))  # the `or` of the body
+    assert python_port.annotation_spans(body) == []  # evaluated at definition: mutable
