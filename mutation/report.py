@@ -212,6 +212,13 @@ def markdown(report: Report) -> str:
             f"({report['judged_seconds'] / len(judged):.1f} s a mutant), "
             f"{report.get('wall_seconds', 0):.0f} s of wall time with the tools' own work.",
         ]
+    later = [mutant for mutant in judged if mutant["stage"] in KILLING_STAGES[1:]]
+    lines += ["", "## Killed only after the fixed vectors", ""]
+    lines += [
+        f"- `{mutant['key']}` ({mutant['stage']}): {mutant['file']} line {mutant['lines'][0]}, "
+        f"{mutant['mutator']} → `{_short(mutant['replacement'])}`"
+        for mutant in later
+    ] or ["None."]
     survivors = [mutant for mutant in judged if mutant["stage"] == SURVIVED]
     lines += ["", "## Survivors", "", "Each has an entry in mutation/survivors.yaml.", ""]
     lines += [
