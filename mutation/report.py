@@ -202,6 +202,8 @@ def markdown(report: Report) -> str:
                 f"| {port} | {family} | {counts['mutants']} | {counts['fixed']} | {later} "
                 f"| {counts[SURVIVED]} | {rate} | {counts[IGNORED]} |"
             )
+    if report.get("note"):
+        lines += ["", str(report["note"])]
     if report.get("partial"):
         lines += ["", "Not the whole campaign: " + "; ".join(report["partial"]) + "."]
     judged = [mutant for mutant in report["mutants"] if mutant["stage"] != IGNORED]
@@ -210,7 +212,8 @@ def markdown(report: Report) -> str:
             "",
             f"{len(judged)} mutants judged in {report['judged_seconds']:.0f} s of judging "
             f"({report['judged_seconds'] / len(judged):.1f} s a mutant), "
-            f"{report.get('wall_seconds', 0):.0f} s of wall time with the tools' own work.",
+            f"{report.get('wall_seconds', 0):.0f} s of wall time with the tools' own work "
+            "(summed over the runs merged, which may have run side by side).",
         ]
     later = [mutant for mutant in judged if mutant["stage"] in KILLING_STAGES[1:]]
     lines += ["", "## Killed only after the fixed vectors", ""]
