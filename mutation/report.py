@@ -87,7 +87,7 @@ def build(mutants: Sequence[Mutant], meta: dict[str, Any]) -> Report:
 # What may differ between shards of one campaign (and between a merged report and one
 # run): the shard itself, the clock, and the commit checked out (the code is compared by
 # its digest, "source").
-PER_RUN = ("commit", "shard", "wall_seconds", "judged_seconds")
+PER_RUN = ("commit", "shard", "wall_seconds", "judged_seconds", "note")
 
 
 def comparable(report: Report) -> Report:
@@ -167,7 +167,10 @@ def write_atomically(path: Path, text: str) -> None:
     """Written beside ``path`` and renamed over it: never half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(temporary, 0o666 & ~umask)  # an ordinary file's mode, not mkstemp's 0600
         with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(temporary, path)
