@@ -1,0 +1,202 @@
+"""``python -m mutation``: run a campaign (or a shard of one, or only changed code),
+merge shard reports, write the summary, check the survivors file (docs/mutation.md)."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mutation import node_port, python_port, report, scope, survivors
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_REPORT = ROOT / "mutation" / "report.json"
+DEFAULT_SURVIVORS = ROOT / "mutation" / "survivors.yaml"
+FUZZ_SEED = 20261128
+FUZZ_COUNT = 50
+ERRORS = (
+    report.ReportError,
+    scope.ScopeError,
+    survivors.SurvivorsError,
+    node_port.NodeCampaignError,
+    python_port.PythonCampaignError,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
+    try:
+        status: int = arguments.handler(arguments)
+    except ERRORS as error:
+        print(f"mutation: error: {error}", file=sys.stderr)
+        return 2
+    return status
+
+
+def parser() -> argparse.ArgumentParser:
+    words = argparse.ArgumentParser(prog="python -m mutation", description=__doc__)
+    commands = words.add_subparsers(required=True, metavar="COMMAND")
+    run = commands.add_parser("run", help="judge mutants of the bundled ports")
+    run.add_argument("--port", action="append", choices=("node", "python"), required=True)
+    run.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="only this file of the port (repeatable; default: every file)",
+    )
+    run.add_argument("--shard", type=_shard, metavar="K/N", help="the K-th of N shards")
+    run.add_argument("--since", metavar="REV", help="only mutants in code changed since REV")
+    run.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="only the first N mutants of each Python file (the tests' sample)",
+    )
+    run.add_argument("--fuzz-seed", type=int, default=FUZZ_SEED)
+    run.add_argument("--fuzz-count", type=int, default=FUZZ_COUNT, metavar="N")
+    run.add_argument("--vectors", type=Path, default=ROOT / "vectors")
+    run.add_argument("--work", type=Path, default=ROOT / "mutation" / ".work", metavar="DIR")
+    _outputs(run)
+    run.set_defaults(handler=run_command)
+    merge = commands.add_parser("merge", help="one report from shard (or part) reports")
+    merge.add_argument("reports", nargs="+", type=Path)
+    merge.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="accept a split with shards missing (the report names them under 'partial')",
+    )
+    _outputs(merge)
+    merge.set_defaults(handler=merge_command)
+    check = commands.add_parser("check-survivors", help="every survivor has an entry")
+    check.add_argument("--report", type=Path, default=DEFAULT_REPORT)
+    check.add_argument("--survivors", type=Path, default=DEFAULT_SURVIVORS)
+    check.set_defaults(handler=check_command)
+    return words
+
+
+def _outputs(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--json", type=Path, required=True, metavar="FILE")
+    command.add_argument("--markdown", type=Path, metavar="FILE")
+
+
+def _shard(text: str) -> scope.Shard:
+    try:
+        return scope.parse_shard(text)
+    except scope.ScopeError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def source_digest(repo: Path) -> str:
+    """What the verdicts depend on: both ports' code, the vectors and the judge, as they
+    are in the working tree (parts of one campaign must agree on it; the commit need not:
+    a report is committed after the run that made it)."""
+    digest = hashlib.sha256()
+    paths = [*node_port.default_files(repo), *python_port.default_files(repo)]
+    paths += [str(path.relative_to(repo)) for path in sorted((repo / "vectors").rglob("*.json"))]
+    for path in sorted([*paths, "mutation/judge.py"]):
+        digest.update(f"{path}\0".encode())
+        digest.update(hashlib.sha256((repo / path).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def commit(repo: Path) -> str:
+    finished = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
+    )
+    return finished.stdout.strip() or "unknown"
+
+
+def files_of(port: str, chosen: list[str]) -> list[str]:
+    """The port's files the run mutates: those given that belong to it, or all of them."""
+    every = node_port.default_files(ROOT) if port == "node" else python_port.default_files(ROOT)
+    if not chosen:
+        return every
+    unknown = sorted(set(chosen) - set(every) - set(_other_port_files(port)))
+    if unknown:
+        raise report.ReportError(
+            f"--file {unknown[0]}: not a file of either port (give a path "
+            "from the checkout's root, e.g. reference/battle.py)"
+        )
+    return [file for file in every if file in chosen]
+
+
+def _other_port_files(port: str) -> list[str]:
+    if port == "node":
+        return python_port.default_files(ROOT)
+    return node_port.default_files(ROOT)
+
+
+def run_command(arguments: argparse.Namespace) -> int:
+    started = time.monotonic()
+    mutants: list[report.Mutant] = []
+    files: list[str] = []
+    for port in sorted(set(arguments.port)):
+        chosen = files_of(port, arguments.file)
+        files += chosen
+        mutants += run_port(port, chosen, arguments)
+    meta = run_meta(arguments, files, time.monotonic() - started)
+    return write_outputs(report.build(mutants, meta), arguments)
+
+
+def run_port(port: str, files: list[str], arguments: argparse.Namespace) -> list[report.Mutant]:
+    common: dict[str, Any] = {
+        "repo": ROOT,
+        "work": arguments.work.resolve() / port,
+        "vectors": arguments.vectors.resolve(),
+        "fuzz_seed": arguments.fuzz_seed,
+        "fuzz_count": arguments.fuzz_count,
+        "shard": arguments.shard,
+        "since": arguments.since,
+    }
+    if port == "node":
+        return node_port.campaign(node_port.Settings(**common), files)
+    return python_port.campaign(python_port.Settings(**common, sample=arguments.sample), files)
+
+
+def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) -> dict[str, Any]:
+    """What the run was: the keys merge compares and keeps (report.SHARED_SETTINGS), the
+    files, the shard and the clock."""
+    return {
+        "commit": commit(ROOT),
+        "source": source_digest(ROOT),
+        "base": arguments.since,
+        "fuzz_seed": arguments.fuzz_seed,
+        "fuzz_count": arguments.fuzz_count,
+        "sample": arguments.sample,
+        "files": sorted(files),
+        "shard": str(arguments.shard) if arguments.shard else None,
+        "wall_seconds": round(seconds, 3),
+    }
+
+
+def merge_command(arguments: argparse.Namespace) -> int:
+    reports = [report.load(path) for path in arguments.reports]
+    merged = report.merge(reports, allow_partial=arguments.allow_partial)
+    return write_outputs(merged, arguments)
+
+
+def write_outputs(result: report.Report, arguments: argparse.Namespace) -> int:
+    report.write_atomically(arguments.json, report.to_json(result))
+    if arguments.markdown:
+        report.write_atomically(arguments.markdown, report.markdown(result))
+    figures = result["figures"]
+    for port, families in figures.items():
+        for family, counts in families.items():
+            print(
+                f"{port} {family}: {counts['mutants']} mutants, {counts['fixed']} killed by "
+                f"fixed vectors, {counts[report.SURVIVED]} survivors"
+            )
+    return 0
+
+
+def check_command(arguments: argparse.Namespace) -> int:
+    found = survivors.problems(report.load(arguments.report), survivors.load(arguments.survivors))
+    for line in found:
+        print(f"{arguments.survivors}: {line}", file=sys.stderr)
+    return 1 if found else 0

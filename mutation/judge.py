@@ -1,0 +1,140 @@
+"""One mutant's verdict: the test command Stryker's command runner and cosmic-ray run.
+
+The mutated port is already in place (Stryker: the mutant switched on by
+``__STRYKER_ACTIVE_MUTANT__`` in its sandbox; cosmic-ray: the file rewritten in its
+sandbox); this script asks fairvec, in order, the three stages of docs/mutation.md and
+stops at the first that fails:
+
+1. ``fixed``: the fixed vectors of the algorithms the mutant's file serves (--tier none);
+2. ``accumulated``: their accumulated vectors (the default tier);
+3. ``fuzz``: a fixed-seed fuzz against the (unmutated) reference.
+
+Exit 1 when a stage kills the mutant, 0 when it survives every stage (the tools read
+only that). The stage is printed on a last line (``fairvec-mutation-verdict: {json}``,
+which cosmic-ray keeps in its session database) and, under Stryker, appended to the
+file FAIRVEC_MUTATION_VERDICTS with the mutant's id. Standard library only, run as a
+script by path: it starts in a few milliseconds, and the sandbox's working folder is
+never on its import path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+VERDICT_PREFIX = "fairvec-mutation-verdict: "
+STRYKER_MUTANT = "__STRYKER_ACTIVE_MUTANT__"
+# Stryker's command runner cannot be told to skip a mutant: a shard's judge answers
+# "not in this shard" (exit 0) for the others, and the driver leaves them out.
+NOT_IN_SHARD = "not-in-shard"
+# Per-vector time limit: a mutant that loops is killed by the runner's timeout (an
+# error on its vector), in seconds instead of the default 10.
+VECTOR_TIMEOUT = "5"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` (1 <= K <= N) as (K, N)."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a shard is K/N, e.g. 2/8") from None
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"{text!r}: K must be 1 to N")
+    return index, count
+
+
+def in_shard(mutant_id: str, shard: tuple[int, int] | None) -> bool:
+    """Stryker numbers its mutants 0, 1, 2... in a fixed order: shard K of N takes those
+    whose number is K - 1 modulo N (round robin, so every shard gets every file)."""
+    if shard is None or not mutant_id.isdigit():
+        return True
+    index, count = shard
+    return int(mutant_id) % count == index - 1
+
+
+def fairvec(words: Sequence[str]) -> list[str]:
+    # -P: the working folder (a sandbox holding a mutated fairvec/) is never imported;
+    # the runner and the fuzz oracle are the installed, unmutated fairvec.
+    return [sys.executable, "-P", "-m", "fairvec", *words]
+
+
+def stage_commands(arguments: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    """The stages in order, each a (name, command)."""
+    selection = [word for glob in arguments.algorithm for word in ("--algorithm", glob)]
+    adapter = ["--", *arguments.adapter]
+    # --fail-on-skip: a mutant that unregisters an algorithm (the port then answers
+    # "unsupported", which a port may) has still changed the port: killed, not skipped.
+    # --max-crashes/--max-timeouts 1: the unmutated port never crashes nor hangs, so the
+    # first crash or hang already kills the mutant (else a port that crashes on every
+    # vector is restarted hundreds of times: minutes for one verdict).
+    quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", VECTOR_TIMEOUT]
+    quiet += ["--max-crashes", "1", "--max-timeouts", "1"]
+    stages = [("fixed", fairvec(["run", "--tier", "none", *quiet, *selection, *adapter]))]
+    if arguments.accumulated:
+        accumulated = ["run", "--tag", "accumulated", *quiet, *selection, *adapter]
+        stages.append(("accumulated", fairvec(accumulated)))
+    if arguments.fuzz_count > 0:
+        fuzz = ["fuzz", "--seed", str(arguments.fuzz_seed), "--count", str(arguments.fuzz_count)]
+        fuzz += ["--timeout", VECTOR_TIMEOUT, *selection, *adapter]
+        stages.append(("fuzz", fairvec(fuzz)))
+    return stages
+
+
+def judge(stages: list[tuple[str, list[str]]]) -> tuple[str, int]:
+    """The first stage whose command fails, with its exit status; ("survived", 0)."""
+    for name, command in stages:
+        finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if finished.returncode != 0:
+            return name, finished.returncode
+    return "survived", 0
+
+
+def record(verdict: dict[str, object]) -> None:
+    """The verdict on stdout's last line, and in FAIRVEC_MUTATION_VERDICTS (one JSON
+    line a mutant, appended: one line is written whole by a single write)."""
+    print(VERDICT_PREFIX + json.dumps(verdict, sort_keys=True), flush=True)
+    path = os.environ.get("FAIRVEC_MUTATION_VERDICTS")
+    if path:
+        with open(path, "a", encoding="utf-8") as verdicts:
+            verdicts.write(json.dumps(verdict, sort_keys=True) + "\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    words = argparse.ArgumentParser(prog="judge.py", description=__doc__.split("\n\n")[0])
+    words.add_argument("--algorithm", action="append", required=True, metavar="GLOB")
+    words.add_argument("--no-accumulated", dest="accumulated", action="store_false")
+    words.add_argument("--fuzz-seed", type=int, default=20261128)
+    words.add_argument("--fuzz-count", type=int, default=50, metavar="N")
+    words.add_argument("--shard", type=parse_shard, metavar="K/N")
+    words.add_argument(
+        "--stryker",
+        action="store_true",
+        help="run by Stryker: with no active mutant (its dry run), the fixed stage alone",
+    )
+    words.add_argument("adapter", nargs="+", help="-- the adapter command")
+    return words
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = parser().parse_args(argv)
+    mutant = os.environ.get(STRYKER_MUTANT, "")
+    if not in_shard(mutant, arguments.shard):
+        record({"mutant": mutant, "stage": NOT_IN_SHARD, "status": 0, "seconds": 0.0})
+        return 0
+    stages = stage_commands(arguments)
+    if arguments.stryker and not mutant:
+        stages = stages[:1]  # the dry run: the unmutated port passes its fixed vectors
+    started = time.monotonic()
+    stage, status = judge(stages)
+    seconds = round(time.monotonic() - started, 3)
+    record({"mutant": mutant, "stage": stage, "status": status, "seconds": seconds})
+    return 1 if stage != "survived" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

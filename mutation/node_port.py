@@ -1,0 +1,189 @@
+"""The Node port's campaign: Stryker (mutation/node/stryker.config.mjs), its command
+runner calling mutation/judge.py, one Stryker run per mutated file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mutation import families, report, scope
+
+PORT = "node"
+PORT_FOLDER = Path("adapters") / "node"
+HERE = Path(__file__).resolve().parent
+STRYKER = HERE / "node" / "node_modules" / ".bin" / "stryker"
+CONFIG = HERE / "node" / "stryker.config.mjs"
+JUDGE = HERE / "judge.py"
+# Stryker's status -> the report's stage (Killed: the judge's own stage, read back).
+STATUS_STAGE = {
+    "Survived": report.SURVIVED,
+    "Timeout": "timeout",
+    "RuntimeError": "error",
+    "CompileError": "error",
+    "Ignored": report.IGNORED,
+}
+
+
+class NodeCampaignError(Exception):
+    """Stryker missing or failed: one line saying what to do."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    repo: Path
+    work: Path
+    vectors: Path
+    fuzz_seed: int
+    fuzz_count: int
+    shard: scope.Shard | None
+    since: str | None
+
+
+def default_files(repo: Path) -> list[str]:
+    """Every JavaScript file of the port but the vendored library."""
+    folder = repo / PORT_FOLDER
+    return sorted(
+        str(path.relative_to(repo))
+        for path in folder.rglob("*.js")
+        if "vendor" not in path.relative_to(folder).parts
+    )
+
+
+def judge_command(settings: Settings, family: str) -> str:
+    words = [sys.executable, str(JUDGE), "--stryker"]
+    for glob in families.algorithm_globs(family):
+        words += ["--algorithm", glob]
+    if not families.has_accumulated(settings.vectors, family):
+        words.append("--no-accumulated")
+    words += ["--fuzz-seed", str(settings.fuzz_seed), "--fuzz-count", str(settings.fuzz_count)]
+    if settings.shard:
+        words += ["--shard", str(settings.shard)]
+    # the sandbox (Stryker's copy of adapters/node) is the command's working folder
+    return shlex.join([*words, "--", "node", "adapter.js"])
+
+
+def mutate_patterns(settings: Settings, file: str) -> list[str]:
+    """Stryker's --mutate for one file: the whole file, or its changed line ranges."""
+    inside = str(Path(file).relative_to(PORT_FOLDER))
+    if settings.since is None:
+        return [inside]
+    changed = scope.changed_lines(settings.repo, settings.since, file)
+    return [f"{inside}:{first}-{last}" for first, last in scope.line_ranges(changed)]
+
+
+def prepare_work(folder: Path, vectors: Path) -> None:
+    """A fresh folder whose Stryker sandboxes (two levels down) find ../../vectors, where
+    the port reads its input schemas (adapters/node/inputs.js)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / "vectors").symlink_to(vectors.resolve())
+
+
+def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> None:
+    if not STRYKER.exists():
+        raise NodeCampaignError(
+            f"{STRYKER} is missing: run `npm ci` in {STRYKER.parents[2]} (docs/mutation.md)"
+        )
+    environment = dict(
+        os.environ,
+        FAIRVEC_MUTATION_COMMAND=judge_command(settings, family),
+        FAIRVEC_MUTATION_STRYKER_TMP=str(folder / "stryker"),
+        FAIRVEC_MUTATION_STRYKER_REPORT=str(folder / "stryker-report.json"),
+        FAIRVEC_MUTATION_VERDICTS=str(folder / "verdicts.jsonl"),
+    )
+    patterns = [
+        word for pattern in mutate_patterns(settings, file) for word in ("--mutate", pattern)
+    ]
+    with open(folder / "stryker.log", "w", encoding="utf-8") as log:
+        finished = subprocess.run(
+            [str(STRYKER), "run", str(CONFIG), *patterns],
+            cwd=settings.repo / PORT_FOLDER,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    if finished.returncode != 0:
+        raise NodeCampaignError(f"Stryker failed on {file}: see {folder / 'stryker.log'}")
+
+
+def read_verdicts(path: Path) -> dict[str, dict[str, Any]]:
+    verdicts: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            verdict = json.loads(line)
+            verdicts[verdict["mutant"]] = verdict
+    return verdicts
+
+
+def mutant_key(file: str, mutant: dict[str, Any]) -> str:
+    """Stable across runs and shards: the place, the mutator and a digest of the
+    replacement (Stryker's own ids number the mutants of one run)."""
+    start, end = mutant["location"]["start"], mutant["location"]["end"]
+    digest = hashlib.sha256(
+        f"{end['line']}:{end['column']}|{mutant.get('replacement', '')}".encode()
+    ).hexdigest()[:8]
+    return f"{PORT}:{file}:{start['line']}:{start['column']}:{mutant['mutatorName']}:{digest}"
+
+
+def stage_of(mutant: dict[str, Any], verdicts: dict[str, dict[str, Any]]) -> tuple[str, float]:
+    """The report's stage and the judge's seconds; ("", 0) for another shard's mutant."""
+    verdict = verdicts.get(mutant["id"], {})
+    if verdict.get("stage") == "not-in-shard":
+        return "", 0.0
+    seconds = float(verdict.get("seconds", 0.0))
+    if mutant["status"] == "Killed":
+        return str(verdict.get("stage", "error")), seconds
+    if mutant["status"] not in STATUS_STAGE:
+        raise NodeCampaignError(
+            f"Stryker mutant {mutant['id']}: unexpected status {mutant['status']}"
+        )
+    return STATUS_STAGE[mutant["status"]], seconds
+
+
+def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
+    """The report's records from one Stryker run's JSON report and the judge's verdicts."""
+    stryker = json.loads((folder / "stryker-report.json").read_text(encoding="utf-8"))
+    verdicts = read_verdicts(folder / "verdicts.jsonl")
+    records = []
+    for mutants in stryker["files"].values():
+        for mutant in mutants["mutants"]:
+            stage, seconds = stage_of(mutant, verdicts)
+            if not stage:
+                continue
+            location = mutant["location"]
+            records.append(
+                report.mutant_record(
+                    key=mutant_key(file, mutant),
+                    port=PORT,
+                    family=family,
+                    file=file,
+                    lines=(location["start"]["line"], location["end"]["line"]),
+                    mutator=mutant["mutatorName"],
+                    replacement=mutant.get("replacement", ""),
+                    stage=stage,
+                    seconds=seconds,
+                )
+            )
+    return records
+
+
+def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
+    known = families.known_families(settings.vectors)
+    records: list[report.Mutant] = []
+    for file in files:
+        if not mutate_patterns(settings, file):
+            continue  # incremental: nothing changed in this file
+        family = families.family_of(file, known)
+        folder = settings.work / f"node-{Path(file).stem}"
+        prepare_work(folder, settings.vectors)
+        run_stryker(settings, file, family, folder)
+        records += collect(folder, file, family)
+    return records

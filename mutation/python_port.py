@@ -1,0 +1,290 @@
+"""The Python reference's campaign (it is also the bundled Python port): cosmic-ray
+(mutation/python/cosmic-ray.toml), one session per mutated file, each mutant applied in
+a sandbox and judged by mutation/judge.py.
+
+The sandbox is a ``fairvec`` package whose ``reference`` is a copy (the file cosmic-ray
+rewrites) and whose every other entry links to the installed package. Only the adapter
+process imports it (PYTHONPATH); fairvec's runner and the fuzz oracle are the installed,
+unmutated fairvec, so a mutant is never compared with itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mutation import families, report, scope
+from mutation.judge import VERDICT_PREFIX
+
+PORT = "python"
+HERE = Path(__file__).resolve().parent
+CONFIG = HERE / "python" / "cosmic-ray.toml"
+JUDGE = HERE / "judge.py"
+SESSION = "session.sqlite"
+# The output of a mutant the configuration decides out ([fairvec-mutation] in the config).
+IGNORED_ANNOTATION = "ignored: inside a type annotation, never evaluated"
+OUTSIDE_SCOPE = "outside this run's scope"
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+class PythonCampaignError(Exception):
+    """cosmic-ray missing or failed: one line saying what to do."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    repo: Path
+    work: Path
+    vectors: Path
+    fuzz_seed: int
+    fuzz_count: int
+    shard: scope.Shard | None
+    since: str | None
+    sample: int | None = None  # only the first N mutants of each file (the tests' sample)
+
+
+def default_files(repo: Path) -> list[str]:
+    return sorted(str(path.relative_to(repo)) for path in (repo / "reference").glob("*.py"))
+
+
+def installed_package() -> Path:
+    spec = importlib.util.find_spec("fairvec")
+    if spec is None or not spec.submodule_search_locations:
+        raise PythonCampaignError("fairvec is not installed: pip install -e . first")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def build_sandbox(sandbox: Path, repo: Path) -> None:
+    """sandbox/fairvec: links to the installed package's entries, and a copy of the
+    checkout's reference/ (the mutated one; no bytecode cache beside it)."""
+    package = sandbox / "fairvec"
+    package.mkdir(parents=True)
+    for entry in installed_package().iterdir():
+        if entry.name not in ("reference", "__pycache__"):
+            (package / entry.name).symlink_to(entry.resolve())
+    shutil.copytree(
+        repo / "reference", package / "reference", ignore=shutil.ignore_patterns("__pycache__")
+    )
+
+
+def adapter_words(sandbox: Path) -> list[str]:
+    # no bytecode: a mutant of the same size written within the same second would
+    # otherwise be read from the unmutated file's cache
+    return [
+        "env",
+        f"PYTHONPATH={sandbox}",
+        "PYTHONDONTWRITEBYTECODE=1",
+        sys.executable,
+        "-P",
+        "-m",
+        "fairvec.adapters.python",
+    ]
+
+
+def judge_words(settings: Settings, family: str, sandbox: Path) -> list[str]:
+    words = [sys.executable, str(JUDGE)]
+    for glob in families.algorithm_globs(family):
+        words += ["--algorithm", glob]
+    if not families.has_accumulated(settings.vectors, family):
+        words.append("--no-accumulated")
+    words += ["--fuzz-seed", str(settings.fuzz_seed), "--fuzz-count", str(settings.fuzz_count)]
+    return [*words, "--", *adapter_words(sandbox)]
+
+
+def session_config(module: Path, test_command: str) -> str:
+    """The committed configuration with this session's module and test command."""
+    text = CONFIG.read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^module-path = .*$", f"module-path = {json.dumps(str(module))}", text)
+    return re.sub(
+        r"(?m)^test-command = .*$", lambda _: f"test-command = {json.dumps(test_command)}", text
+    )
+
+
+def cosmic_ray(folder: Path, *words: str) -> None:
+    tool = Path(sys.executable).parent / words[0]
+    if not tool.exists():
+        raise PythonCampaignError(
+            f"{tool} is missing: pip install -r mutation/requirements.txt (docs/mutation.md)"
+        )
+    with open(folder / "cosmic-ray.log", "a", encoding="utf-8") as log:
+        finished = subprocess.run(
+            [str(tool), *words[1:]], cwd=folder, stdout=log, stderr=subprocess.STDOUT
+        )
+    if finished.returncode != 0:
+        raise PythonCampaignError(f"{words[0]} failed: see {folder / 'cosmic-ray.log'}")
+
+
+def check_baseline(settings: Settings, family: str, folder: Path, sandbox: Path) -> None:
+    """The unmutated sandbox passes the fixed stage: else every mutant would be 'killed'."""
+    words = judge_words(settings, family, sandbox)
+    words[words.index("--") : words.index("--")] = ["--fuzz-count", "0", "--no-accumulated"]
+    if subprocess.run(words, cwd=folder, capture_output=True).returncode != 0:
+        raise PythonCampaignError(f"the unmutated sandbox in {folder} fails its fixed vectors")
+
+
+def ignores_annotations() -> bool:
+    settings = tomllib.loads(CONFIG.read_text(encoding="utf-8")).get("fairvec-mutation", {})
+    return bool(settings.get("ignore-annotations", False))
+
+
+def annotation_spans(source: str) -> list[Span]:
+    """Where the type annotations stand, as (line, column) pairs, in a module whose
+    annotations are never evaluated (``from __future__ import annotations``); none in
+    another."""
+    tree = ast.parse(source)
+    postponed = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    )
+    if not postponed:
+        return []
+    annotations: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            annotations.append(node.returns)
+    return [
+        ((node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+        for node in annotations
+    ]
+
+
+def inside(spans: list[Span], start: tuple[int, int], end: tuple[int, int]) -> bool:
+    return any(first <= start and end <= last for first, last in spans)
+
+
+def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
+    """Mark SKIPPED (cosmic-ray's own way, as its filters do) the mutants of other shards,
+    outside the changed lines or past the sample; then, among this run's, those the
+    configuration decides out (kept as ignored in the report)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    changed = scope.changed_lines(settings.repo, settings.since, file) if settings.since else None
+    source = (settings.repo / file).read_text(encoding="utf-8")
+    spans = annotation_spans(source) if ignores_annotations() else []
+    with use_db(str(folder / SESSION), WorkDB.Mode.open) as work_db:
+        pending = {item.job_id for item in work_db.pending_work_items}
+        for position, item in enumerate(ordered_items(work_db)):
+            mutation = item.mutations[0]
+            kept = (
+                (settings.shard is None or settings.shard.takes(position))
+                and scope.touches(changed, mutation.start_pos[0], mutation.end_pos[0])
+                and (settings.sample is None or position < settings.sample)
+            )
+            if item.job_id not in pending:
+                continue
+            if not kept:
+                output = OUTSIDE_SCOPE
+            elif inside(spans, tuple(mutation.start_pos), tuple(mutation.end_pos)):
+                output = IGNORED_ANNOTATION
+            else:
+                continue
+            result = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=output)
+            work_db.set_result(item.job_id, result)
+
+
+def ordered_items(work_db: Any) -> list[Any]:
+    """cosmic-ray's work items in one fixed order (place, operator, occurrence): the
+    numbering shards split."""
+    items = list(work_db.work_items)
+    return sorted(
+        items,
+        key=lambda item: (
+            item.mutations[0].start_pos,
+            item.mutations[0].operator_name,
+            item.mutations[0].occurrence,
+        ),
+    )
+
+
+def verdict_of(output: str | None) -> dict[str, object]:
+    for line in reversed((output or "").splitlines()):
+        if line.startswith(VERDICT_PREFIX):
+            verdict: dict[str, object] = json.loads(line[len(VERDICT_PREFIX) :])
+            return verdict
+    return {"stage": "timeout" if output == "timeout" else "error", "seconds": 0.0}
+
+
+def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    records = []
+    with use_db(str(folder / SESSION), WorkDB.Mode.open) as work_db:
+        results = dict(work_db.results)
+        for item in ordered_items(work_db):
+            result = results.get(item.job_id)
+            ignored = result is not None and result.output == IGNORED_ANNOTATION
+            if result is None or (result.worker_outcome == WorkerOutcome.SKIPPED and not ignored):
+                continue
+            mutation = item.mutations[0]
+            verdict = verdict_of(result.output)
+            stage = str(verdict["stage"])
+            if result.test_outcome == TestOutcome.SURVIVED:
+                stage = report.SURVIVED
+            if ignored:
+                stage, verdict = report.IGNORED, {"seconds": 0.0}
+            records.append(
+                report.mutant_record(
+                    key=(
+                        f"{PORT}:{file}:{mutation.start_pos[0]}:{mutation.start_pos[1]}:"
+                        f"{mutation.operator_name}:{mutation.occurrence}"
+                    ),
+                    port=PORT,
+                    family=family,
+                    file=file,
+                    lines=(mutation.start_pos[0], mutation.end_pos[0]),
+                    mutator=mutation.operator_name,
+                    replacement=_replacement(result.diff),
+                    stage=stage,
+                    seconds=float(str(verdict.get("seconds", 0.0))),
+                )
+            )
+    return records
+
+
+def _replacement(diff: str | None) -> str:
+    """The mutated line, from cosmic-ray's diff."""
+    added = [
+        line[1:]
+        for line in (diff or "").splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    return " ".join(" ".join(added).split())
+
+
+def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
+    known = families.known_families(settings.vectors)
+    records: list[report.Mutant] = []
+    for file in files:
+        if settings.since and not scope.changed_lines(settings.repo, settings.since, file):
+            continue  # incremental: nothing changed in this file
+        family = families.family_of(file, known)
+        folder = settings.work / f"python-{Path(file).stem}"
+        shutil.rmtree(folder, ignore_errors=True)
+        sandbox = folder / "sandbox"
+        build_sandbox(sandbox, settings.repo)
+        module = Path("sandbox") / "fairvec" / "reference" / Path(file).name
+        command = shlex.join(judge_words(settings, family, sandbox))
+        (folder / "cosmic-ray.toml").write_text(session_config(module, command), encoding="utf-8")
+        check_baseline(settings, family, folder, sandbox)
+        cosmic_ray(folder, "cosmic-ray", "init", "cosmic-ray.toml", SESSION)
+        cosmic_ray(folder, "cr-filter-operators", SESSION, "cosmic-ray.toml")
+        skip_outside_scope(settings, folder, file)
+        cosmic_ray(folder, "cosmic-ray", "exec", "cosmic-ray.toml", SESSION)
+        records += collect(folder, file, family)
+    return records

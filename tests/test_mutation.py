@@ -1,0 +1,171 @@
+"""The mutation campaign's tools (mutation/, docs/mutation.md): the committed survivors
+file is complete, shards split deterministically and merge into one run's report (on a
+small fixed sample of the Python campaign), incremental runs see only changed lines.
+The campaign itself is never run here: a handful of mutants at most."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# mutation/ is a maintainers' tool beside the rooms, not part of the installed package:
+# imported from the checkout (the tests otherwise keep the checkout off sys.path).
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+from mutation import judge, report, scope, survivors  # noqa: E402
+
+COMMITTED_REPORT = ROOT / "mutation" / "report.json"
+COMMITTED_SURVIVORS = ROOT / "mutation" / "survivors.yaml"
+needs_cosmic_ray = pytest.mark.skipif(
+    importlib.util.find_spec("cosmic_ray") is None,
+    reason="cosmic-ray is not installed (pip install -r mutation/requirements.txt)",
+)
+
+
+def test_every_survivor_of_the_committed_report_has_an_entry() -> None:
+    committed = report.load(COMMITTED_REPORT)
+    assert survivors.problems(committed, survivors.load(COMMITTED_SURVIVORS)) == []
+
+
+def test_a_survivor_without_an_entry_is_named() -> None:
+    committed = copy.deepcopy(report.load(COMMITTED_REPORT))
+    planted = dict(committed["mutants"][0], key="python:reference/battle.py:1:0:planted:0")
+    committed["mutants"].append(dict(planted, stage=report.SURVIVED))
+    found = survivors.problems(committed, survivors.load(COMMITTED_SURVIVORS))
+    assert found == [
+        "python:reference/battle.py:1:0:planted:0: a survivor with no entry in the survivors file"
+    ]
+
+
+def test_an_entry_needs_its_argument_or_vector() -> None:
+    assert survivors.entry_problem({"verdict": "equivalent", "what": "x"}) == (
+        "a equivalent entry needs `argument`"
+    )
+    assert (
+        survivors.entry_problem(
+            {"verdict": "needs-vector", "what": "x", "vector": {"algorithm": "battle.ticket"}}
+        )
+        == "`vector` needs algorithm, input and why"
+    )
+    assert survivors.entry_problem({"verdict": "guess", "what": "x"}) is not None
+
+
+def test_the_committed_report_has_figures_for_both_ports() -> None:
+    figures = report.load(COMMITTED_REPORT)["figures"]
+    assert set(figures) == {"node", "python"}
+    assert figures == report.family_figures(report.load(COMMITTED_REPORT)["mutants"])
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_shards_split_every_mutant_exactly_once(count: int) -> None:
+    shards = [scope.Shard(index, count) for index in range(1, count + 1)]
+    for position in range(50):
+        assert sum(shard.takes(position) for shard in shards) == 1
+        # the judge, run by Stryker with the mutant's number, splits the same way
+        assert [judge.in_shard(str(position), (s.index, s.count)) for s in shards] == [
+            s.takes(position) for s in shards
+        ]
+
+
+def mutant(key: str, stage: str = "fixed") -> dict[str, Any]:
+    return report.mutant_record(
+        key=key,
+        port="python",
+        family="battle",
+        file="reference/battle.py",
+        lines=(1, 1),
+        mutator="m",
+        replacement="r",
+        stage=stage,
+        seconds=1.0,
+    )
+
+
+def part(shard: str | None, *keys: str) -> report.Report:
+    meta = {
+        "commit": "c",
+        "source": "s",
+        "base": None,
+        "fuzz_seed": 1,
+        "fuzz_count": 1,
+        "sample": None,
+        "files": ["reference/battle.py"],
+        "shard": shard,
+        "wall_seconds": 1.0,
+    }
+    return report.build([mutant(key) for key in keys], meta)
+
+
+def test_merge_refuses_a_missing_shard_and_an_overlap() -> None:
+    with pytest.raises(report.ReportError, match="shard 2/3 is missing"):
+        report.merge([part("1/3", "a"), part("3/3", "c")])
+    with pytest.raises(report.ReportError, match="judged twice: a"):
+        report.merge([part("1/2", "a"), part("2/2", "a")])
+    partial = report.merge([part("1/3", "a")], allow_partial=True)
+    assert partial["partial"] == ["reference/battle.py: shards 1/3 only"]
+    other = part("2/2", "b")
+    other["source"] = "t"
+    with pytest.raises(report.ReportError, match="another source"):
+        report.merge([part("1/2", "a"), other])
+
+
+def test_changed_lines_come_from_git(tmp_path: Path) -> None:
+    def git(*words: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *words],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    (tmp_path / "f.py").write_text("a\nb\nc\nd\n")
+    git("add", "f.py")
+    git("commit", "-q", "-m", "one")
+    (tmp_path / "f.py").write_text("a\nB\nc\nd\ne\n")
+    assert scope.changed_lines(tmp_path, "HEAD", "f.py") == {2, 5}
+    assert scope.touches({2, 5}, 1, 2) and not scope.touches({2, 5}, 3, 4)
+    assert scope.line_ranges({2, 3, 5}) == [(2, 3), (5, 5)]
+    with pytest.raises(scope.ScopeError, match="--since nowhere"):
+        scope.changed_lines(tmp_path, "nowhere", "f.py")
+
+
+def campaign(tmp_path: Path, name: str, *extra: str) -> report.Report:
+    """A fixed sample of the Python campaign: the first 3 mutants of reference/battle.py,
+    fixed and accumulated stages (no fuzz: the sample is about splitting, not judging)."""
+    out = tmp_path / f"{name}.json"
+    words = ["run", "--port", "python", "--file", "reference/battle.py", "--sample", "3"]
+    words += ["--fuzz-count", "0", "--work", str(tmp_path / name), "--json", str(out), *extra]
+    subprocess.run(
+        [sys.executable, "-m", "mutation", *words], cwd=ROOT, check=True, capture_output=True
+    )
+    return report.load(out)
+
+
+@needs_cosmic_ray
+def test_merged_shards_give_the_report_of_one_run(tmp_path: Path) -> None:
+    whole = campaign(tmp_path, "whole")
+    shards = [campaign(tmp_path, f"shard{k}", "--shard", f"{k}/2") for k in (1, 2)]
+    assert [len(shard["mutants"]) for shard in shards] == [2, 1]
+    assert report.comparable(report.merge(shards)) == report.comparable(whole)
+    assert len(whole["mutants"]) == 3
+    assert all(mutant["stage"] in report.KILLING_STAGES for mutant in whole["mutants"])
+
+
+def test_only_annotations_that_are_never_evaluated_are_ignored() -> None:
+    from mutation import python_port
+
+    body = "def f(x: int | None) -> list[int]:\n    return [x or 1]\n"
+    spans = python_port.annotation_spans("from __future__ import annotations\n" + body)
+    assert sorted(spans) == [((2, 9), (2, 19)), ((2, 24), (2, 33))]
+    assert python_port.inside(spans, (2, 13), (2, 14))  # the | of int | None
+    assert not python_port.inside(spans, (3, 14), (3, 16))  # the `or` of the body
+    assert python_port.annotation_spans(body) == []  # evaluated at definition: mutable
