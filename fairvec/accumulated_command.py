@@ -272,13 +272,17 @@ def _run_records(arguments: argparse.Namespace) -> int:
     chosen = streaming.find(arguments.vectors or default_vectors_root(), arguments.id)
     block = _records_block(arguments.block, chosen)
     first = (block - 1) * chosen.block
-    lines = _expected_records(chosen, block)
     if arguments.out is None:
+        lines = _expected_records(chosen, block)
         sys.stdout.flush()
         sys.stdout.buffer.writelines(lines)
         sys.stdout.buffer.flush()
         return EXIT_OK
+    # opened first: an --out that cannot be written is said before the block is computed
+    if arguments.out.is_dir():
+        raise FairvecError(f"--out {arguments.out}: cannot write it (a folder: name a file)")
     with written_beside(arguments.out, "--out") as stream:
+        lines = _expected_records(chosen, block)
         stream.writelines(lines)
     print(f"{chosen.id}: block {block} of {chosen.blocks}: wrote the records of cases {first} "
           f"to {first + len(lines) - 1} to {arguments.out} (line n is case {first} + n - 1)")

@@ -41,8 +41,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def default_block(count: int) -> int:
     """The default tier's cases between checkpoints: a tenth of the stream (1,000 of the
     10,000 cases; 5 of a 50-case stream), rounded up, so it has DEFAULT_BLOCKS blocks (fewer
-    when it has fewer than 10 cases). The full tier's block stays BLOCK: a tenth of the
-    default tier, so its first checkpoint is the default tier's digest."""
+    when it has fewer than 10 cases). The full tier's block stays BLOCK, the whole default
+    tier, so its first checkpoint is the default tier's digest."""
     return max(1, -(-count // DEFAULT_BLOCKS))
 
 
