@@ -1,7 +1,8 @@
-"""``fairvec accumulated``: compute the full tier's digests (``full``) and find the first
-case where an adapter departs from the reference in an accumulated vector (``locate``).
+"""``fairvec accumulated``: compute the full tier's digests (``full``), find the first
+case where an adapter departs from the reference in an accumulated vector (``locate``), and
+write a block's expected records for a port to diff its own (``records``).
 
-Both call the reference, so this module imports it only inside the commands: ``fairvec
+All three call the reference, so this module imports it only inside the commands: ``fairvec
 run`` builds the same parser and never loads the reference.
 """
 
@@ -31,14 +32,16 @@ EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 def add_accumulated_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     accumulated = commands.add_parser(
         "accumulated",
-        help="accumulated vectors: compute the full tier, locate a differing case",
+        help="accumulated vectors: compute the full tier, locate a differing case, write "
+        "a block's records",
         description="Accumulated vectors (docs/accumulated.md): `full` computes the 1,000,000-"
         "case digests with the reference; `locate` finds the first case where an adapter "
-        "departs from the reference.",
+        "departs from the reference; `records` writes a block's expected records.",
     )
     verbs = accumulated.add_subparsers(title="verbs", required=True, metavar="VERB")
     _add_full(verbs)
     _add_locate(verbs)
+    _add_records(verbs)
 
 
 def _add_full(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,6 +83,28 @@ def _add_locate(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "command", nargs=argparse.REMAINDER, help="-- the adapter command and its arguments"
     )
     locate.set_defaults(handler=_run_locate)
+
+
+def _add_records(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    records = verbs.add_parser(
+        "records",
+        help="write a block's expected records, one a line, for a port to diff its own",
+        description="Write the records the reference's answers give for block K of an "
+        "accumulated vector: exactly the lines its checkpoints hash, one per case in case "
+        "order (line n is case (K - 1) x block + n - 1). For a port whose digest differs "
+        "while `locate` finds every case agreeing: its records are written otherwise.",
+    )
+    records.add_argument("id", help="the accumulated vector's id, as the report names it")
+    records.add_argument(
+        "--block", required=True, metavar="K", help="the block to write (1 = the first)"
+    )
+    records.add_argument(
+        "--out", type=Path, metavar="FILE", help="write them here (default: standard output)"
+    )
+    records.add_argument(
+        "--vectors", type=Path, metavar="DIR", help="vector folder (default: the installed)"
+    )
+    records.set_defaults(handler=_run_records)
 
 
 def _block(text: str) -> int:
@@ -207,8 +232,11 @@ def _compare_block(session: Session, chosen: Accumulated, block: int) -> int:
             where = first_difference(wanted, result.got) or "(whole answer)"
             _print_case(chosen, index, inputs, wanted, result.got, where)
             return EXIT_FOUND
+    first, last = (block - 1) * chosen.block, min(block * chosen.block, chosen.count) - 1
     print(f"{chosen.id}: block {block} agrees with the reference case by case "
-          f"(cases {(block - 1) * chosen.block} to {block * chosen.block - 1})")
+          f"(cases {first} to {last}); where the port's own digest of it differs, its records "
+          f"are written otherwise: diff them with the ones `fairvec accumulated records "
+          f"--block {block} {chosen.id}` writes")
     return EXIT_OK
 
 
@@ -231,3 +259,67 @@ def _print_case(
         case["error"] = wanted["error"]
     print("  - " + text(case))
     sys.stdout.flush()
+
+
+# -- records -------------------------------------------------------------------------------
+
+
+def _run_records(arguments: argparse.Namespace) -> int:
+    from fairvec.regular_files import written_beside
+    from fairvec.runner import accumulated_run as streaming
+    from fairvec.vectorfiles import default_vectors_root
+
+    chosen = streaming.find(arguments.vectors or default_vectors_root(), arguments.id)
+    block = _records_block(arguments.block, chosen)
+    first = (block - 1) * chosen.block
+    if arguments.out is None:
+        lines = _expected_records(chosen, block)
+        sys.stdout.flush()
+        sys.stdout.buffer.writelines(lines)
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    # opened first: an --out that cannot be written is said before the block is computed
+    if arguments.out.is_dir():
+        raise FairvecError(f"--out {arguments.out}: cannot write it (a folder: name a file)")
+    with written_beside(arguments.out, "--out") as stream:
+        lines = _expected_records(chosen, block)
+        stream.writelines(lines)
+    print(f"{chosen.id}: block {block} of {chosen.blocks}: wrote the records of cases {first} "
+          f"to {first + len(lines) - 1} to {arguments.out} (line n is case {first} + n - 1)")
+    return EXIT_OK
+
+
+def _records_block(text: str, chosen: Accumulated) -> int:
+    """--block as a block of ``chosen``, or a one-line error saying which blocks there are."""
+    try:
+        block = _block(text)
+    except argparse.ArgumentTypeError as error:
+        raise FairvecError(f"--block {error} (1 to {chosen.blocks} for {chosen.id})") from None
+    if block > chosen.blocks:
+        raise FairvecError(
+            f"--block {block}: {chosen.id} has {chosen.blocks} block(s) of {chosen.block:,} cases"
+        )
+    return block
+
+
+def _expected_records(chosen: Accumulated, block: int) -> list[bytes]:
+    """The records of block ``block``, each as the digest hashes it: the reference's
+    answers to the stream's cases, written by fairvec.accumulated_digest.record."""
+    # the reference: only the commands of this module run it
+    from itertools import islice
+
+    from fairvec.accumulated_digest import cases, record
+    from fairvec.reference import InvalidInput, compute
+
+    stream = chosen.entry["stream"]
+    first = (block - 1) * chosen.block
+    size = min(chosen.block, chosen.count - first)
+    inputs = islice(cases(stream["seed"], stream["input"]), first, first + size)
+    lines = []
+    for case in inputs:
+        try:
+            answer: Expected = {"output": compute(chosen.algorithm, case, chosen.variant)}
+        except InvalidInput as error:
+            answer = {"error": error.code}
+        lines.append(record(answer))
+    return lines

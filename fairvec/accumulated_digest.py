@@ -24,14 +24,26 @@ from typing import Any
 from fairvec.input_draws import Stream, drawer
 
 ENCODING = "fairvec-accumulated/1"  # the record encoding below; bump it if it ever changes
-BLOCK = 10_000  # cases between checkpoints
+BLOCK = 10_000  # the full tier's cases between checkpoints
 TIERS = {"default": 10_000, "full": 1_000_000}  # cases per tier
+# The default tier's checkpoints: its stream in this many blocks (1,000 cases each), so that
+# every run checks the running digest across blocks: a port whose checkpoint hashed only its
+# own block's records agreed with a one-block stream (issue 33, gap 5).
+DEFAULT_BLOCKS = 10
 FULL_SUFFIX = "-full"  # the full tier's id is the default tier's name + this
 
 # Past 2^53 a JSON number is no longer an exact double; ECMAScript (and so every
 # JavaScript port) writes such an integer as the nearest double, and so do we.
 _SAFE_INTEGER = 2**53 - 1
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def default_block(count: int) -> int:
+    """The default tier's cases between checkpoints: a tenth of the stream (1,000 of the
+    10,000 cases; 5 of a 50-case stream), rounded up, so it has DEFAULT_BLOCKS blocks (fewer
+    when it has fewer than 10 cases). The full tier's block stays BLOCK, the whole default
+    tier, so its first checkpoint is the default tier's digest."""
+    return max(1, -(-count // DEFAULT_BLOCKS))
 
 
 def cases(seed: str, generators: Mapping[str, Mapping[str, Any]]) -> Iterator[dict[str, Any]]:

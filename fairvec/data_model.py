@@ -120,7 +120,7 @@ class AccumulatedSet(TypedDict):
     input: str | FieldGenerators  # a generated set's name, or field generators
     variants: NotRequired[list[str]]  # the default variant alone when absent
     full: NotRequired[bool]
-    count: NotRequired[int]  # the default tier's cases when fewer than 10,000 (one block)
+    count: NotRequired[int]  # the default tier's cases when fewer than 10,000 (ten blocks)
     tags: NotRequired[list[str]]
 
 

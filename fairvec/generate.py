@@ -571,7 +571,7 @@ def build_accumulated(
 
 
 def default_count(accumulated_set: AccumulatedSet) -> int:
-    """The default tier's cases: 10,000, or the spec's smaller ``count`` (one block)."""
+    """The default tier's cases: 10,000, or the spec's smaller ``count``."""
     return accumulated_set.get("count", accumulated_digest.TIERS["default"])
 
 
@@ -609,7 +609,7 @@ def accumulate_stream(
     spec_root: Path,
 ) -> accumulated_digest.Accumulator:
     """Feed the reference's answers to the first ``count`` cases to an accumulator."""
-    total = accumulated_digest.Accumulator(min(count, accumulated_digest.BLOCK))
+    total = accumulated_digest.Accumulator(tier_block(count))
     cases = accumulated_digest.cases(accumulated_set["seed"], generators)
     for index, inputs in zip(range(count), cases, strict=False):
         try:
@@ -621,6 +621,14 @@ def accumulate_stream(
             output_check.check(output, f"{spec.id}/{accumulated_set['name']} case {index}")
         total.add({"output": output})
     return total
+
+
+def tier_block(count: int) -> int:
+    """The cases between checkpoints of a tier of ``count`` cases: the full tier's 10,000
+    (BLOCK), the default tier's a tenth of its cases (accumulated_digest.default_block)."""
+    if count == accumulated_digest.TIERS["full"]:
+        return accumulated_digest.BLOCK
+    return accumulated_digest.default_block(count)
 
 
 def _accumulated_entry(
@@ -647,7 +655,7 @@ def _accumulated_entry(
         "stream": {"seed": accumulated_set["seed"], "input": generators},
         "encoding": accumulated_digest.ENCODING,
         "count": count,
-        "block": min(count, accumulated_digest.BLOCK),
+        "block": tier_block(count),
         "expected": {"digest": checkpoints[-1], "checkpoints": checkpoints},
         "tags": _unique(tags),
         "provenance": {"accumulated": accumulated_set["name"]},
@@ -695,7 +703,7 @@ def _full_entry(
         )
     checkpoints = found.get("checkpoints", [])
     wanted_blocks = accumulated_digest.TIERS["full"] // accumulated_digest.BLOCK
-    if len(checkpoints) != wanted_blocks or checkpoints[:1] != default.checkpoints:
+    if len(checkpoints) != wanted_blocks or checkpoints[:1] != [default.digest]:
         raise FairvecError(
             f"{place}/full: {full_tier_path(spec).name}: the digests of {name} disagree with "
             f"the reference's first {accumulated_digest.BLOCK} cases: recompute them with "

@@ -17,6 +17,7 @@ process, which the session restarts for what comes next.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -227,7 +228,7 @@ def judge(
             chosen.vector, chosen.algorithm, "pass",
             got={"digest": computed.digest, "computed_by": "adapter"}, seconds=computed.seconds,
         )  # fmt: skip
-    message = _first_difference(chosen, block, per_case, oracle)
+    message = _first_difference(chosen, block, per_case, oracle, got[block - 1])
     return Result(
         chosen.vector, chosen.algorithm, "fail", message,
         got={"block": block, "checkpoint": got[block - 1], "computed_by": "adapter"},
@@ -236,28 +237,43 @@ def judge(
 
 
 def _first_difference(
-    chosen: Accumulated, block: int, per_case: BlockAnswers, oracle: Oracle | None
+    chosen: Accumulated,
+    block: int,
+    per_case: BlockAnswers,
+    oracle: Oracle | None,
+    checkpoint: str,
 ) -> str:
     """What the per-case requests of ``block`` show: the first case whose answer differs
-    from the reference's, with its input."""
+    from the reference's, with its input; or, where all agree, whether the adapter's
+    ``checkpoint`` hashed that block's records alone (not the running digest)."""
     head = (
         f"the adapter's digest differs from block {block} of {chosen.blocks} on (cases "
         f"{(block - 1) * chosen.block:,} to {min(block * chosen.block, chosen.count) - 1:,})"
     )
     if oracle is None:
         return f"{head}; find the case with: fairvec accumulated locate --block {block} {chosen.id}"
+    alone = hashlib.sha256()  # the block's records alone
     for index, inputs, result in per_case(block):
         if result.status != "pass":
             return f"{head}; sent alone, case {index} (input {_shown(inputs)}): {result.message}"
         wanted = oracle(chosen.algorithm, inputs, chosen.variant)
-        if _record(wanted) != _record(result.got):
+        expected = _record(wanted)
+        if expected != _record(result.got):
             return (
                 f"{head}; the first differing case is {index}: input {_shown(inputs)}, "
                 f"expected {_shown(wanted)}, got {_shown(result.got)}"
             )
+        alone.update(expected or b"")
+    if alone.hexdigest() == checkpoint:
+        return (
+            f"{head}; its checkpoint is the digest of that block's records alone: a "
+            "checkpoint is the running digest of every record from case 0 on "
+            "(docs/accumulated.md)"
+        )
     return (
         f"{head}; yet sent one by one, that block's answers all agree with the reference: "
-        "the adapter's own stream or record encoding differs (docs/accumulated.md)"
+        "the adapter's own stream or record encoding differs; compare its records with "
+        f"fairvec accumulated records --block {block} {chosen.id} (docs/accumulated.md)"
     )
 
 

@@ -202,7 +202,8 @@ def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[s
 
 
 @pytest.mark.parametrize(
-    ("bundled", "algorithm"), [("python", "battle.damage"), ("node", "casino.mines")]
+    ("bundled", "algorithm"),
+    [("python", "battle.damage"), ("node", "casino.mines"), ("node", "stake.shuffle")],
 )
 def test_bundled_adapters_pass_the_default_tier(
     bundled: str, algorithm: str, tmp_path: Path
@@ -220,9 +221,16 @@ def test_bundled_adapters_pass_the_default_tier(
 
 
 @needs_node
-def test_node_reproduces_a_committed_digest_on_its_own() -> None:
-    vector_file = REPO / "vectors" / "casino" / "mines.json"
-    stream_id = "casino.mines/accumulated@hex-text"
+@pytest.mark.parametrize(
+    ("vector_path", "stream_id"),
+    [
+        ("casino/mines.json", "casino.mines/accumulated@hex-text"),
+        # doubles and error records (issue 33, gap 5)
+        ("stake/shuffle.json", "stake.shuffle/accumulated@pick-and-remove"),
+    ],
+)
+def test_node_reproduces_a_committed_digest_on_its_own(vector_path: str, stream_id: str) -> None:
+    vector_file = REPO / "vectors" / vector_path
     committed = next(
         e for e in json.loads(vector_file.read_text(encoding="utf-8"))["accumulated"]
         if e["id"] == stream_id

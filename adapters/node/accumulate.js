@@ -13,6 +13,7 @@
 const crypto = require('crypto');
 const fs = require('fs');
 const { InvalidInput, loadAlgorithms } = require('./lib');
+const { schemaFor, checkInput } = require('./inputs');
 
 // -- the input stream: SHA-256 in counter mode (docs/spec-format.md, Generated sets) -----
 
@@ -152,8 +153,11 @@ function record(answer) {
 
 // -- the answers, from the adapter's own family files ------------------------------------
 
-function answer(entry, input, variant) {
+// As the adapter answers a request: the input checked against the spec's schema first (a
+// stream may draw invalid inputs: stake.shuffle's does), then the algorithm.
+function answer(entry, schema, input, variant) {
   try {
+    checkInput(schema, input);
     return { output: entry.run(input, variant || (entry.variants || [])[0]) };
   } catch (error) {
     if (error instanceof InvalidInput) return { error: error.code };
@@ -190,9 +194,10 @@ function main([file, id, countText]) {
     process.exit(2);
   }
   const entry = loadAlgorithms()[vectorFile.algorithm];
+  const schema = schemaFor(vectorFile.algorithm);
   const count = countText ? Number(countText) : vector.count;
   const { digest, checkpoints } = accumulate(
-    vector.stream, count, vector.block, (input) => answer(entry, input, vector.variant),
+    vector.stream, count, vector.block, (input) => answer(entry, schema, input, vector.variant),
   );
   process.stdout.write(`${JSON.stringify({ id, count, digest, checkpoints })}\n`);
 }

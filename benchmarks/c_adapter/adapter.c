@@ -1711,14 +1711,17 @@ static uint64_t below(Stream *s, uint64_t n) {
 }
 static int64_t between(Stream *s, int64_t lo, int64_t hi) { return lo + (int64_t)below(s, (uint64_t)(hi - lo) + 1); }
 
-/* Field generators this adapter implements: int, hex, base64, text, const, choice (of texts,
- * integers or booleans), concat, list (of any of these but list). Anything else: the vector
- * is answered unsupported. */
+/* Field generators this adapter implements: int, double, hex, base64, text, const, choice (of
+ * texts, integers or booleans), concat, list (of any of these but list). Anything else: the
+ * vector is answered unsupported. */
 static int gen_supported(const cJSON *g, int want_text) {
     if (!cJSON_IsObject(g) || !g->child || g->child->next) return 0;
     const cJSON *a = g->child;
     const char *k = a->string;
     if (!strcmp(k, "int"))
+        return !want_text && cJSON_IsArray(a) && cJSON_GetArraySize(a) == 2 && cJSON_IsNumber(a->child) &&
+               cJSON_IsNumber(a->child->next);
+    if (!strcmp(k, "double"))
         return !want_text && cJSON_IsArray(a) && cJSON_GetArraySize(a) == 2 && cJSON_IsNumber(a->child) &&
                cJSON_IsNumber(a->child->next);
     if (!strcmp(k, "hex")) return cJSON_IsNumber(a) && a->valuedouble >= 0 && a->valuedouble <= 1000;
@@ -1810,6 +1813,17 @@ static void gen_draw(Stream *s, const cJSON *g, Val *v) {
     if (!strcmp(k, "int")) {
         v->kind = K_NUM;
         v->num = (double)between(s, (int64_t)a->child->valuedouble, (int64_t)a->child->next->valuedouble);
+    } else if (!strcmp(k, "double")) {
+        /* lo + (hi - lo) * k / 2^53, k the top 53 bits of 8 bytes read big-endian: each
+         * operation a double, in this order (docs/accumulated.md) */
+        uint8_t b[8];
+        stream_take(s, b, 8);
+        uint64_t w = 0;
+        for (int i = 0; i < 8; i++) w = w << 8 | b[i];
+        double lo = a->child->valuedouble, hi = a->child->next->valuedouble;
+        double step = (double)(w >> 11) / 9007199254740992.0;
+        v->kind = K_NUM;
+        v->num = lo + (hi - lo) * step;
     } else if (!strcmp(k, "hex")) {
         int d = (int)a->valuedouble;
         uint8_t b[512];

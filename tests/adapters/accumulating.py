@@ -11,16 +11,22 @@ the reference behind it, and the ways such an adapter goes wrong:
     bad-line          a line that is no JSON instead of the answer
     other-id          the answer names another vector
     loud              a 2 MB stderr line first (longer than the runner keeps), then the answer
+    own-block         each checkpoint the digest of its own block's records alone, not of
+                      all the records so far (the running digest)
+    error-as-answered an error case's record written as the protocol answers it,
+                      {"error": {"code": CODE}}, not {"error": CODE}
+    double-little-endian  the double generator reads its 8 bytes little-endian
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 from typing import Any
 
-from fairvec import accumulated_digest
+from fairvec import accumulated_digest, input_draws
 from fairvec.reference import InvalidInput, compute
 
 MODES = sys.argv[1:]
@@ -54,14 +60,19 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
     total = accumulated_digest.Accumulator(job["block"])
     inputs = accumulated_digest.cases(seed, job["stream"]["input"])
     for index in range(job["count"]):
-        total.add(answer(request["algorithm"], next(inputs), request["variant"], index))
+        given = answer(request["algorithm"], next(inputs), request["variant"], index)
+        if "error-as-answered" in MODES and "error" in given:
+            given = {"error": {"code": given["error"]}}
+        total.add(given)
+        if "own-block" in MODES and total.count % job["block"] == 0:
+            forget_earlier_blocks(total)
         if total.count % job["block"] == 0 and "quiet" not in MODES:
             progress = {"block": len(total.checkpoints), "digest": total.checkpoints[-1]}
             print(json.dumps({"id": request["id"], "checkpoint": progress}), flush=True)
     checkpoints = list(total.checkpoints)
     if total.count % job["block"]:
         checkpoints.append(total.digest)
-    found: dict[str, Any] = {"count": job["count"], "digest": total.digest}
+    found: dict[str, Any] = {"count": job["count"], "digest": checkpoints[-1]}
     if "wrong-digest" in MODES:
         found["digest"] = checkpoints[-1] = "0" * 64
     if "no-checkpoints" not in MODES:
@@ -70,9 +81,25 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
     return {"id": named, "accumulated": found}
 
 
+def forget_earlier_blocks(total: accumulated_digest.Accumulator) -> None:
+    """The next checkpoint will hash the next block's records alone (own-block)."""
+    total._hash = hashlib.sha256()
+
+
+def little_endian_double(stream: input_draws.Stream, bounds: list[float]) -> float:
+    step = (int.from_bytes(stream.take(8), "little") >> 11) / 2.0**53
+    return float(bounds[0]) + (float(bounds[1]) - float(bounds[0])) * step
+
+
+if "double-little-endian" in MODES:  # this process's stream only: a case sent alone is right
+    input_draws.GENERATORS["double"] = little_endian_double
+
+
 def main() -> None:
     hello = {"type": "hello", "protocol": 1, "name": "accumulating", "version": "1",
-             "algorithms": {"stake.dice": ["truncate", "round"]}, "accumulate": True}  # fmt: skip
+             "algorithms": {"stake.dice": ["truncate", "round"],
+                            "stake.shuffle": ["pick-and-remove", "swap-from-end"]},
+             "accumulate": True}  # fmt: skip
     print(json.dumps(hello), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
