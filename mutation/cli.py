@@ -76,6 +76,9 @@ def parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-survivors", help="every survivor has an entry")
     check.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     check.add_argument("--survivors", type=Path, default=DEFAULT_SURVIVORS)
+    check.add_argument(
+        "--vectors", type=Path, default=ROOT / "vectors", help="where `landed` vectors are"
+    )
     check.set_defaults(handler=check_command)
     return words
 
@@ -196,7 +199,9 @@ def write_outputs(result: report.Report, arguments: argparse.Namespace) -> int:
 
 
 def check_command(arguments: argparse.Namespace) -> int:
-    found = survivors.problems(report.load(arguments.report), survivors.load(arguments.survivors))
+    entries = survivors.load(arguments.survivors)
+    found = survivors.problems(report.load(arguments.report), entries)
+    found += survivors.landed_problems(entries, arguments.vectors)
     for line in found:
         print(f"{arguments.survivors}: {line}", file=sys.stderr)
     return 1 if found else 0

@@ -58,6 +58,20 @@ def test_an_entry_needs_its_argument_or_vector() -> None:
     assert survivors.entry_problem({"verdict": "guess", "what": "x"}) is not None
 
 
+def test_every_landed_vector_is_in_the_vectors() -> None:
+    entries = survivors.load(COMMITTED_SURVIVORS)
+    assert survivors.landed_problems(entries, ROOT / "vectors") == []
+    key = next(k for k, entry in entries.items() if entry.get("vector", {}).get("landed"))
+    planted = copy.deepcopy(entries[key])
+    planted["vector"]["landed"] = ["nardy.rolls/no-such-case"]
+    assert survivors.landed_problems({key: planted}, ROOT / "vectors") == [
+        f"{key}: landed vector nardy.rolls/no-such-case is not among nardy.rolls's vectors "
+        f"in {ROOT / 'vectors'}"
+    ]
+    planted["vector"]["landed"] = "nardy.rolls/start-null"
+    assert survivors.entry_problem(planted) == "`vector.landed` must be a list of vector ids"
+
+
 def test_the_committed_report_has_figures_for_both_ports() -> None:
     figures = report.load(COMMITTED_REPORT)["figures"]
     assert set(figures) == {"node", "python"}
