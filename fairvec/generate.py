@@ -15,13 +15,14 @@ import os
 import re
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import jsonschema
 
 from fairvec import accumulated_digest
+from fairvec.boundaries import boundary_vectors, spec_boundaries
 from fairvec.errors import STOPPING_SIGNALS, FairvecError
 from fairvec.input_draws import Stream, draw_inputs
 from fairvec.jsonio import contains, read_json, write_atomically
@@ -67,6 +68,8 @@ class Planned:
     error: str | None = None
     states: dict[str, Any] | None = None
     comment: str | None = None
+    # A boundary's at side: whatever the reference answers, an output or an error.
+    open_answer: bool = False
 
 
 def vector_id(spec: Spec, name: str, variant: str | None) -> str:
@@ -87,6 +90,10 @@ def build_vector_file(spec: Spec, data: Path | None) -> VectorFileData:
     vectors += [
         _finish(spec, where, planned, output_check, spec_root)
         for planned in _plan_shapes(spec, where, vectors)
+    ]
+    vectors += [
+        _finish(spec, where, planned, output_check, spec_root)
+        for planned in _plan_boundaries(spec, vectors)
     ]
     _apply_input_tags(spec, where, vectors)
     _apply_output_quirks(spec, where, vectors)
@@ -398,6 +405,25 @@ def _plan_shapes(spec: Spec, where: str, vectors: list[Vector]) -> Iterator[Plan
         )
 
 
+def _plan_boundaries(spec: Spec, vectors: list[Vector]) -> Iterator[Planned]:
+    """The boundary vectors (fairvec.boundaries), from the same case as the shape vectors
+    (checked there), for the default variant: each bound of the input schema at it and one
+    past it, and each string class the protocol treats specially."""
+    variant = spec.variants[0] if spec.variants else None
+    wanted = vector_id(spec, spec.shapes_from, variant)
+    base = next(v for v in vectors if v["id"] == wanted)
+    for planned in boundary_vectors(spec_boundaries(spec.data), spec.inputs, base["input"]):
+        yield Planned(
+            name=planned.name,
+            input=planned.input,
+            variant=variant,
+            tags=["boundary", *(["invalid"] if planned.code else [])],
+            provenance={"boundary": planned.label, "from": base["id"]},
+            error=planned.code,
+            open_answer=planned.code is None,
+        )
+
+
 def _plan_upstream(
     spec: Spec, where: str, upstream: UpstreamSet, data: Path | None
 ) -> Iterator[Planned]:
@@ -445,6 +471,8 @@ def _finish(
     try:
         output = compute(spec.id, planned.input, planned.variant, spec_root=spec_root)
     except InvalidInput as error:
+        if planned.open_answer:
+            planned = replace(planned, error=error.code)  # an algorithm's own check, at the bound
         if planned.error != error.code:
             wanted = f"error {planned.error!r}" if planned.error else "an output"
             raise FairvecError(

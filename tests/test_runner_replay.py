@@ -35,7 +35,7 @@ from fairvec.runner.session import Session
 DECLARED = TWO_DECLARED
 MIDDLE = "battle.move/random-30"  # well inside the first file's block
 FIRST_OF_SECOND = "nardy.cuts/document-cuts-4-5"  # the first line of the second block
-LAST = "nardy.cuts/shape-fraction-cut2"  # the last line of the run
+LAST = "nardy.cuts/boundary-cut2-maximum-past"  # the last line of the run
 
 
 _run = two_algorithm_run
@@ -141,7 +141,7 @@ def test_a_line_with_the_hello_is_read_as_ever(
     # a vector, which depends on when it greets, memo or not)
     replayed = _run(vectors, report, startup, extra=("-j", "1"), timeout=60)
     said = _comparable(replayed, report)
-    assert said["status"] == 0 and said["summary"]["pass"] == 128 + 121
+    assert said["status"] == 0 and said["summary"]["pass"] == 148 + 129
     at_two = _run(vectors, tmp_path / "j2.json", startup, extra=("-j", "2"), timeout=60)
     assert at_two.status == 0, at_two.stdout + at_two.stderr  # (nor at -j 2)
     os.environ["FAIRVEC_NO_CACHE"] = "1"
@@ -208,7 +208,7 @@ def test_a_rerun_is_replayed_and_no_memo_file_is_split_into_lines(
 
     monkeypatch.setattr(Session, "_replay", noted)
     statuses = _statuses(vectors, jobs)
-    assert set(statuses) == {"pass"} and len(statuses) == 128 + 121
+    assert set(statuses) == {"pass"} and len(statuses) == 148 + 129
     assert set(replays) <= {"battle.move", "nardy.cuts"} and replays
 
 

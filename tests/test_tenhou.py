@@ -348,9 +348,16 @@ def test_unsigned_long_port_is_caught() -> None:
         digests = [hashlib.sha512(raw[i * 128 : i * 128 + 128]).digest() for i in range(9)]
         return {"digests": [d.hex() for d in digests], "rnd": rnd_words(digests)}
 
-    # All-zero words look the same padded to eight bytes; every other vector differs.
+    # Words that are all zero but the first look the same padded to eight bytes (every
+    # 128-byte block is the same: all-zero and the boundary vectors derived from it); every
+    # other vector differs.
     rnd_vectors = {v["id"] for v in vectors("rnd") if "output" in v["expected"]}
-    assert set(failing("rnd", lp64_stage)) == rnd_vectors - {"tenhou.rnd/all-zero"}
+    alike = {
+        v["id"] for v in vectors("rnd")
+        if "output" in v["expected"] and not any(v["input"]["src"][1:])
+    }  # fmt: skip
+    assert "tenhou.rnd/all-zero" in alike
+    assert set(failing("rnd", lp64_stage)) == rnd_vectors - alike
 
 
 def test_reseeding_every_hand_is_caught() -> None:

@@ -954,12 +954,22 @@ static void chain_step(uint8_t h[32], int hex_text) {
     sha256(t, 64, h);
 }
 
+/* Before a walk of seconds, send the answers computed so far: the main loop flushes only
+ * before reading, and the runner times each request from when it becomes the oldest
+ * unanswered one, so the quick answers ahead of a 10-million-step walk would wait for it
+ * (bustabit.chain_position/terminating-hash-as-game-10000000) and time out. */
+#define LONG_WALK 100000
+static void flush_before_long_walk(uint64_t steps) {
+    if (steps > LONG_WALK) fflush(stdout);
+}
+
 static const char *c_chain_check(const Algo *a, int variant, Val *v, Buf *out) {
     (void)a;
     uint8_t h[32], end[32];
     unhex32(v[0].s, h);
     unhex32(v[1].s, end);
     uint64_t game = (uint64_t)v[2].num, max = (uint64_t)v[3].num, steps = 0;
+    flush_before_long_walk(max);
     /* compare first, then step: at most max hashes, reached at exactly max counts */
     while (memcmp(h, end, 32) != 0) {
         if (steps == max) {
@@ -990,6 +1000,7 @@ static const char *c_chain_position(const Algo *a, int variant, Val *v, Buf *out
     uint8_t h[32], end[32];
     unhex32(v[0].s, h);
     unhex32(first ? FIRST_END : CURRENT_END, end);
+    flush_before_long_walk(steps);
     for (uint64_t i = 0; i < steps; i++) chain_step(h, first);
     buf_puts(out, first ? "{\"chain\":\"first\",\"end_hash\":\"" : "{\"chain\":\"current\",\"end_hash\":\"");
     buf_hex(out, h, 32);
