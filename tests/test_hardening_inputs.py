@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fairvec.analysis.cli import _int
 from fairvec.fuzz.cli import _seed
 from fairvec.release.cli import _size
 from fairvec.runner.arguments import bounded_count, positive_int, whole_number
@@ -25,7 +26,7 @@ def test_an_integer_past_the_digit_bound_is_refused_saying_so() -> None:
     assert int_of_text("9" * 4300) == int("9" * 4300)  # the bound itself is read
 
 
-@pytest.mark.parametrize("option", [whole_number, positive_int, bounded_count, _seed, _size])
+@pytest.mark.parametrize("option", [whole_number, positive_int, bounded_count, _seed, _size, _int])
 def test_every_integer_option_says_too_many_digits_in_one_short_line(
     option: Callable[[str], int],
 ) -> None:
