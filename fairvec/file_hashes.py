@@ -79,6 +79,12 @@ class KnownHashes:
     def sha_of(self, path: Path) -> str | None:
         """The remembered SHA-256 of ``path``, if it is a regular file whose identity has
         not changed since; else None (the caller reads and hashes it)."""
+        known = self.known(path)
+        return None if known is None else known[0]
+
+    def known(self, path: Path) -> tuple[str, int] | None:
+        """sha_of's SHA-256 with the file's size in bytes (part of its identity, as the
+        file has it now)."""
         if self.path is None:
             return None
         entry = _entry(self.entries.get(os.path.abspath(path)))
@@ -90,7 +96,7 @@ class KnownHashes:
             return None
         if not stat.S_ISREG(status.st_mode) or identity(status) != entry[0]:
             return None
-        return entry[1]
+        return entry[1], status.st_size
 
     def remember(self, path: Path, status: os.stat_result, started_ns: int, sha: str) -> None:
         """``sha`` of the bytes read from ``path``, which had ``status`` (fstat of the file

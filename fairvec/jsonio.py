@@ -247,6 +247,30 @@ def max_int_digits() -> int:
     return min(sys.get_int_max_str_digits() or INT_DIGITS_LIMIT, INT_DIGITS_LIMIT)
 
 
+class TooManyDigits(ValueError):
+    """An integer's text of more digits than fairvec reads (:func:`max_int_digits`)."""
+
+
+def int_of_text(text: str) -> int:
+    """``int(text)`` of a number typed by a user (an option's value, ``--input``'s), with
+    the digit bound checked first: past it Python's int() raises a ValueError that names
+    no option, and one reached the user as "internal error" (issue 34). TooManyDigits
+    (a ValueError) says how many digits came; any other ValueError means no integer."""
+    if len(text) > max_int_digits():  # (cheap first: the digits are counted only then)
+        digits = sum(character.isdecimal() for character in text)
+        if digits > max_int_digits():
+            raise TooManyDigits(
+                f"{digits:,} digits, more than the {max_int_digits():,} fairvec reads"
+            )
+    return int(text)
+
+
+def shown_text(text: str, most: int = 40) -> str:
+    """``text`` cut to ``most`` characters for a one-line message (a 5,000-digit value
+    quoted whole is no one-line error)."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text):,} characters)"
+
+
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > INT_DIGITS_LIMIT:
         raise ValueError("too many digits")

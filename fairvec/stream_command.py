@@ -179,10 +179,17 @@ SOURCES = {
 
 
 def _whole(inputs: dict[str, str], name: str, default: int) -> int:
+    from fairvec.jsonio import TooManyDigits, int_of_text, shown_text
+
     text = inputs.get(name, str(default))
     if not text.isdecimal():
-        raise FairvecError(f"--input {name}={text}: give a whole number")
-    return int(text)
+        raise FairvecError(f"--input {name}={shown_text(text)}: give a whole number")
+    try:
+        return int_of_text(text)
+    except TooManyDigits as error:
+        raise FairvecError(
+            f"--input {name}={shown_text(text)}: {error}; give a smaller whole number"
+        ) from None
 
 
 # -- the values -----------------------------------------------------------------------------
@@ -307,8 +314,13 @@ def add_stream_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def _count(text: str) -> int:
-    if not text.isdecimal() or not 1 <= int(text) <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number from 1 to {MAX_COUNT:,}")
+    # (the length first: int() of 5,000 digits raises, and of millions takes seconds)
+    if not text.isdecimal() or len(text) > len(str(MAX_COUNT)) or not 1 <= int(text) <= MAX_COUNT:
+        from fairvec.jsonio import shown_text
+
+        raise argparse.ArgumentTypeError(
+            f"{shown_text(text)!r}: give a whole number from 1 to {MAX_COUNT:,}"
+        )
     return int(text)
 
 

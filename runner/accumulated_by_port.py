@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from fairvec import accumulated_digest
@@ -85,6 +85,39 @@ class Fault(NamedTuple):
     seconds: float
 
 
+class AnsweredBefore:
+    """The accumulate requests one session's adapter has answered, and the lines naming
+    one of them that came after its answer. The first answer is the one judged; a second
+    drew no warning (issue 34): the lines after it in the same read were dropped, and one
+    read while the next vector was computed charged that vector. Now each is counted, the
+    first of them quoted, and warned about once a vector (:meth:`warnings`)."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self._again: dict[str, tuple[int, bytes]] = {}  # id -> (lines, the first)
+
+    def again(self, vector_id: str, line: bytes) -> None:
+        count, first = self._again.get(vector_id, (0, line))
+        self._again[vector_id] = (count + 1, first)
+
+    def look_at(self, events: Sequence[Any]) -> None:
+        """Stdout lines read after an answer (the rest of its read, or what was left in
+        the pipe at the end): those naming an answered request are counted."""
+        for event in events:
+            if event.kind == "stdout":
+                named = parse_accumulate_answer(event.line).id
+                if named in self.ids:
+                    self.again(named, event.line)
+
+    def warnings(self) -> list[str]:
+        return [
+            f"the adapter answered the accumulate request {vector_id} more than once: "
+            f"{count} more line(s) naming it came after its answer, which alone was "
+            f"judged; the first: {quote(first)}"
+            for vector_id, (count, first) in self._again.items()
+        ]
+
+
 class Unsupported(Exception):
     """The adapter answered unsupported: its cases are streamed as ordinary requests."""
 
@@ -110,10 +143,17 @@ def request_line(chosen: Accumulated) -> bytes:
 
 
 def compute(
-    session: Session, chosen: Accumulated, timeout: float, on_checkpoint: OnCheckpoint
+    session: Session,
+    chosen: Accumulated,
+    timeout: float,
+    on_checkpoint: OnCheckpoint,
+    answered: AnsweredBefore | None = None,
 ) -> Computed | Fault:
     """The adapter's digest and checkpoints for ``chosen``, or how it failed; raises
-    Unsupported when it answers unsupported."""
+    Unsupported when it answers unsupported. ``answered``: the requests this session's
+    adapter answered before (a line naming one is warned about, not charged to
+    ``chosen``); ``chosen`` is added once answered."""
+    answered = answered or AnsweredBefore()
     if session.process is None and not session.restart_now():
         return Fault(f"not run: {session.infrastructure_error}", [], 0.0)
     process = session.process
@@ -131,7 +171,7 @@ def compute(
         # closed in the same batch (two pipes), and must not be lost with the rest of it
         said = [event.line.decode("utf-8", "replace") for event in events if event.kind == "stderr"]
         stderr = [*stderr, *said][-STDERR_KEPT:]
-        for event in events:
+        for position, event in enumerate(events):
             if event.kind == "stderr" or (event.kind == "too-long" and event.stream == "stderr"):
                 continue
             if event.kind == "too-long":
@@ -141,20 +181,28 @@ def compute(
                 message = _ended(process, event)
                 stderr = [*stderr, *_rest_of_stderr(process)][-STDERR_KEPT:]
                 return _fault(session, message, stderr, started, crash=True)
-            verdict = _line(event.line, chosen, on_checkpoint)
+            verdict = _line(event.line, chosen, on_checkpoint, answered)
             if isinstance(verdict, str):
                 return _fault(session, verdict, stderr, started, crash=True)
             if verdict is not None:
                 session.answered()
+                answered.ids.add(chosen.id)
+                answered.look_at(events[position + 1 :])
                 return Computed(verdict["digest"], verdict["checkpoints"], _since(started))
     message = f"no answer within {limit:g} s (--timeout x (1 + {chosen.count:,} cases / 1,000))"
     return _fault(session, message, stderr, started, crash=False)
 
 
-def _line(line: bytes, chosen: Accumulated, on_checkpoint: OnCheckpoint) -> Any:
-    """None for a progress line; the ``accumulated`` object of the final answer; or a
-    message (str) saying why the line is not a valid one. Raises Unsupported."""
+def _line(
+    line: bytes, chosen: Accumulated, on_checkpoint: OnCheckpoint, answered: AnsweredBefore
+) -> Any:
+    """None for a progress line (or a late line about a request answered before); the
+    ``accumulated`` object of the final answer; or a message (str) saying why the line is
+    not a valid one. Raises Unsupported."""
     response = parse_accumulate_answer(line)
+    if response.id in answered.ids and response.id != chosen.id:
+        answered.again(response.id, line)  # (the id of a request answered before)
+        return None
     if response.problem is not None:
         return f"not a valid answer to an accumulate request: {response.problem}"
     message = response.message

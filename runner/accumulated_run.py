@@ -503,7 +503,10 @@ def run_accumulated(
     port = port or PortOptions()
     if not chosen:
         return [], 0
+    from fairvec.runner import accumulated_by_port  # (here: see _run_or_ask)
+
     results = []
+    answered = accumulated_by_port.AnsweredBefore()
     with open_session(command, timeout=timeout, window=window, **options) as session:
         for one in chosen:
             if one.algorithm not in session.hello.algorithms:
@@ -513,9 +516,13 @@ def run_accumulated(
                 reason = f"not run: {session.infrastructure_error}"
                 result = Result(one.vector, one.algorithm, "not-run", reason)
             else:
-                result = _run_or_ask(session, one, command, timeout, port)
+                result = _run_or_ask(session, one, command, timeout, port, answered)
             results.append(result)
             on_result(result)
+        if answered.ids and session.process is not None:  # what came after the last answer
+            answered.look_at(session.process.poll(0))
+        for warning in answered.warnings():
+            port.on_warning(warning)
         return results, session.restarts
 
 
@@ -524,11 +531,12 @@ class PortOptions(NamedTuple):
 
     oracle: accumulated_by_port.Oracle | None = None  # names the first differing case
     on_checkpoint: accumulated_by_port.OnCheckpoint = lambda _id, _block, _blocks: None
+    on_warning: Callable[[str], None] = lambda _warning: None  # for the run's warnings
 
 
 def _run_or_ask(
     session: Session, chosen: Accumulated, command: Sequence[str], timeout: float,
-    port: PortOptions,
+    port: PortOptions, answered: accumulated_by_port.AnsweredBefore,
 ) -> Result:
     """Ask the adapter for the digest when its hello says it computes them (one request
     instead of a case each), else stream the cases."""
@@ -536,7 +544,9 @@ def _run_or_ask(
     if not session.hello.accumulate:
         return run_one(session, chosen, command)
     try:
-        computed = accumulated_by_port.compute(session, chosen, timeout, port.on_checkpoint)
+        computed = accumulated_by_port.compute(
+            session, chosen, timeout, port.on_checkpoint, answered
+        )
     except accumulated_by_port.Unsupported:  # this one, not the others: stream its cases
         return run_one(session, chosen, command)
 

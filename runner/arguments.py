@@ -61,10 +61,14 @@ def bounded_count(text: str) -> int:
 
 
 def _at_least(text: str, least: int) -> int:
+    from fairvec.jsonio import TooManyDigits, int_of_text, shown_text
+
     try:
-        value = int(text)
+        value = int_of_text(text)
+    except TooManyDigits as error:
+        raise argparse.ArgumentTypeError(f"{shown_text(text)!r}: {error}") from None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{shown_text(text)!r} is not a whole number") from None
     if value < least:
         raise argparse.ArgumentTypeError(f"{text!r}: must be {least} or more")
     return value

@@ -50,6 +50,15 @@ UNPLACED_GRACE = 1.0
 MAX_HELD = 1000
 ON_STDERR = "an answer arrived on stderr: adapters answer on stdout"
 
+
+def out_of_order_note(earlier: str) -> str:
+    """What a vector's error adds when its only answer came before ``earlier``'s."""
+    return (
+        f"an answer naming it came before {earlier!r}, asked earlier, was answered, and "
+        "was not judged: answers come in request order"
+    )
+
+
 # How a vector ended, for the session's budgets and stderr excerpts: "answered" (its answer
 # came on stdout: a sign of life, and the stderr before it is no longer news), "charged" (a
 # line concerning it came, bad or misplaced: still a sign of life), "lost" (a crash or a
@@ -108,6 +117,12 @@ class Verdicts(Protocol):
         """A line that concerned no vector: warned about, never charged."""
         ...
 
+    def out_of_order(self, line: str) -> None:
+        """A line answering a request that was asked, but before an earlier request's
+        answer (a swapped pair): warned about as such, not judged (see
+        Attribution._settle_tentative)."""
+        ...
+
     def read_stderr(self) -> None:
         """Feed back, through :meth:`Attribution.on_stderr`, what the adapter has already
         written on stderr. Called before a line is taken for a later request's answer, and
@@ -132,6 +147,8 @@ class Attribution:
         self._unplaced_since = 0.0  # when the last of them came
         self._sent = 0  # requests sent: each flight's order
         self._stderr_answered: set[str] = set()  # in flight, with a bad answer on stderr
+        # in flight, with an answer that came before an earlier request's: id -> that one's
+        self._early: dict[str, str] = {}
 
     # -- sending and waiting -------------------------------------------------------------
 
@@ -233,11 +250,8 @@ class Attribution:
                 f"{head.id!r}, and then answered {later.id!r} again"
             )
         elif flight is not None and flight.order < later.order:
-            if flight is head:  # the head answers now: that line was no one's, in order
-                said = tentative.response.problem or quote(str(tentative.response.message))
-                self._verdicts.stray(
-                    f"{said} (naming {later.id!r} before {head.id!r} was answered)"
-                )
+            if flight is head:  # the head answers now: that line came out of order
+                self._answered_early(tentative, head)
             else:  # a request before it answers next: it was the head's, mislabelled
                 self._charge_head(
                     f"the adapter answered with id {later.id!r}, a later request's, not "
@@ -245,6 +259,19 @@ class Attribution:
                 )
         else:
             self._accept(tentative)
+
+    def _answered_early(self, tentative: _Tentative, head: Flight) -> None:
+        """A line naming a later request, asked, came before the head's own answer: a
+        swapped pair, or a line naming that request by mistake. Answers come in request
+        order, so it is not judged: the later request waits for an answer in its turn,
+        and is charged (saying why) if none comes. It was once warned about as a line
+        "that no request asked for", though its request was asked (issue 34)."""
+        later = tentative.flight
+        said = tentative.response.problem or quote(str(tentative.response.message))
+        self._verdicts.out_of_order(
+            f"{said} (answering {later.id!r} before {head.id!r}, asked earlier, was answered)"
+        )
+        self._early[later.id] = head.id
 
     def _settle_unplaced(self, flight: Flight) -> None:
         """Lines naming no request came before this line, ``flight``'s answer: if it is
@@ -439,6 +466,7 @@ class Attribution:
         self._unplaced = []
         self._unplaced_uncounted = 0
         self._stderr_answered.clear()
+        self._early.clear()
         return Loss(message, crash, resend)
 
     # -- bookkeeping ---------------------------------------------------------------------
@@ -458,9 +486,13 @@ class Attribution:
         if flight.id in self._stderr_answered:
             self._stderr_answered.discard(flight.id)
             message += f"; {ON_STDERR}"
+        if flight.id in self._early:
+            message += f"; {out_of_order_note(self._early.pop(flight.id))}"
         return self._verdicts.errored(flight, message)
 
     def _end(self, result: Result, how: Ending) -> None:
         if self._stderr_answered:  # (it ended: what came on stderr no longer matters)
             self._stderr_answered.discard(result.id)
+        if self._early:
+            self._early.pop(result.id, None)
         self._verdicts.ended(result, how)

@@ -87,7 +87,10 @@ def parse_fix(text: str) -> Fix:
         raise ValueError(
             f"{text!r}: give FIELD=VALUE, or ALGORITHM:FIELD=VALUE (e.g. salt=0000...)"
         )
-    return Fix(scope if colon else ANY_ALGORITHM, name, value, f"--fix {text}", typed=True)
+    from fairvec.jsonio import shown_text  # (a long value is cut in every message)
+
+    source = f"--fix {head}={shown_text(value)}"
+    return Fix(scope if colon else ANY_ALGORITHM, name, value, source, typed=True)
 
 
 def hello_fixes(hello: Hello) -> list[Fix]:
@@ -180,8 +183,14 @@ def _typed(fix: Fix, algorithm: str, schema: dict[str, Any]) -> Any:
         return fix.value
     from pathlib import Path
 
-    from fairvec.jsonio import parse_json
+    from fairvec.jsonio import max_int_digits, parse_json
 
+    digits = fix.value.removeprefix("-")
+    if len(digits) > max_int_digits() and digits.isascii() and digits.isdigit():
+        raise FairvecError(  # (parse_json's message is about files)
+            f"{fix.source}: {algorithm}'s {fix.field}: {len(digits):,} digits, more than the "
+            f"{max_int_digits():,} fairvec reads; give a smaller number"
+        )
     try:
         return parse_json(fix.value.encode(), Path("value"), "it")
     except FairvecError as error:  # "value: it is not valid JSON (...)", said once

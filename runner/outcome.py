@@ -86,6 +86,12 @@ def run_warnings(session: AnySession, tally: Tally, *, fail_on_skip: bool) -> li
             f"the adapter wrote {len(session.stray_lines)} line(s) that no request asked "
             f"for, the first: {session.stray_lines[0]}"
         )
+    if session.early_answers:
+        warnings.append(
+            f"the adapter answered {len(session.early_answers)} request(s) out of order, "
+            "before an earlier-asked request's answer (answers come in request order; "
+            f"such an answer is not judged), the first: {session.early_answers[0]}"
+        )
     skipped = counted["skip"]
     if fail_on_skip and skipped:
         warnings.append(f"{skipped} vector(s) skipped, and --fail-on-skip is set")

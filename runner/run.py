@@ -300,7 +300,9 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 # the vectors that did not pass, whole in the reports (a stopped run's too)
                 filler.fill({r.algorithm for r in results if r.status not in ("pass", "skip")})
                 memo.check_requests(results)
-                port = accumulated_run.PortOptions(options.oracle, _checkpoint_note(note))
+                port = accumulated_run.PortOptions(
+                    options.oracle, _checkpoint_note(note), session.warnings.append
+                )
                 streamed, restarts = accumulated_run.run_for_run(
                     command, claimed.chosen, advance, port=port,
                     **options.limits.session_keywords(),

@@ -102,7 +102,7 @@ def select(
                 if wanted(vector, keywords, tags, excluded)
             ]
         if counts is not None:  # for a run that will not read it (see selected_counts)
-            counts.add(vector_file.sha256, len(works) - before)
+            counts.add(vector_file.sha256, len(works) - before, len(vector_file.chosen_by))
     if counts is not None:
         counts.save()
     skipped = tuple(unread[path] for path in sorted(unread))
@@ -127,10 +127,11 @@ def _counted_instead(
         algorithm = algorithm_of(path)
         if not undeclared(algorithm):
             return False
-        sha = hashes.sha_of(path)
-        count = None if sha is None else counts.get(sha)
-        if sha is None or count is None:
+        known = hashes.known(path)  # (its SHA-256, and its size: a bound on its count)
+        count = None if known is None else counts.get(*known)
+        if known is None or count is None:
             return False
+        sha = known[0]
         unread[path] = UnreadFile(path, sha, algorithm, count)
         return True
 

@@ -237,6 +237,7 @@ class Session:
         self.process: AdapterProcess | None = None
         self.infrastructure_error: str | None = None
         self.stray_lines: list[str] = []  # lines that concern no vector (quoted)
+        self.early_answers: list[str] = []  # answers that came out of order (quoted)
         self.warnings: list[str] = []  # for the report (ParallelSession has its own)
         self._losses = 0  # crashes, exits, failed restarts since the last answer
         self._timeouts = 0  # timeouts since the last answer (a budget of their own)
@@ -720,6 +721,10 @@ class Session:
         kept = len(self.stray_lines) < STRAY_KEPT
         self.stray_lines.append(line if kept else "(not kept)")
 
+    def out_of_order(self, line: str) -> None:
+        kept = len(self.early_answers) < STRAY_KEPT
+        self.early_answers.append(line if kept else "(not kept)")
+
     def read_stderr(self) -> None:
         assert self.process
         for event in self.process.drain_stderr():
@@ -1036,6 +1041,10 @@ class ParallelSession:
     @property
     def stray_lines(self) -> list[str]:
         return [line for session in self.sessions for line in session.stray_lines]
+
+    @property
+    def early_answers(self) -> list[str]:
+        return [line for session in self.sessions for line in session.early_answers]
 
     def run(self, works: Sequence[Work]) -> list[Result]:
         with _vectors_frozen():

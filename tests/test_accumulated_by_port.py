@@ -117,6 +117,30 @@ def test_after_a_fault_the_next_vector_still_runs(tmp_path: Path) -> None:
     assert done.status == 1 or done.status == 2
 
 
+@pytest.mark.parametrize("mode", ["answer-twice", "answer-again-late"])
+def test_a_second_answer_to_an_accumulate_request_is_warned_about(
+    tmp_path: Path, mode: str
+) -> None:
+    """The first answer is judged; a second once drew no warning (issue 34): in the same
+    read it was dropped, and read while the next stream was computed it charged that one
+    ("a line naming ..., while ... was being computed")."""
+    # late: a second stream, computed after DICE's, is what the late line once charged
+    later = ["--algorithm", "stake.shuffle"] if mode == "answer-again-late" else []
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--algorithm", "stake.dice", *later, "--tag", "accumulated", "--json",
+        json_path, "--", sys.executable, str(ADAPTER), mode,
+    )  # fmt: skip
+    report = json.loads(json_path.read_text())
+    streams = [r for r in report["results"] if r["id"] in (DICE, SHUFFLE)]
+    assert [r["id"] for r in streams] == [DICE, SHUFFLE][: 1 + len(later) // 2]
+    assert [r["status"] for r in streams] == ["pass"] * len(streams), streams
+    assert done.status == 0
+    warned = [w for w in report["warnings"] if "more than once" in w]
+    assert any(DICE in w and "1 more line(s) naming it" in w for w in warned), warned
+    assert "more than once" in done.stdout
+
+
 def test_unsupported_falls_back_to_the_cases_and_progress_is_optional(tmp_path: Path) -> None:
     for mode in ("unsupported", "quiet", "loud"):  # loud: a huge stderr line is no fault
         done, result = run(tmp_path, mode)

@@ -24,6 +24,7 @@ from fairvec.runner.attribution import (
     Ending,
     Flight,
     Loss,
+    out_of_order_note,
 )
 from fairvec.runner.protocol import parse_response, quote
 from fairvec.runner.results import Result, Work
@@ -62,6 +63,7 @@ def no_response(later: str) -> str:
 
 
 HUNG = "no response within 10s; the adapter was killed and restarted"
+EARLY_B = "(answering 'b' before 'a', asked earlier, was answered)"
 EXITED = "the adapter exited (status 1) while handling this vector"
 ON_STDERR_CHARGE = "the adapter wrote its response on stderr, not stdout"
 
@@ -104,6 +106,7 @@ class Recorder:
     results: dict[str, Result] = field(default_factory=dict)
     endings: list[tuple[str, Ending]] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
+    early: list[str] = field(default_factory=list)
     written_to_stderr: list[bytes] = field(default_factory=list)
 
     def judged(self, flight: Flight, message: dict[str, Any]) -> Result:
@@ -120,6 +123,9 @@ class Recorder:
 
     def stray(self, line: str) -> None:
         self.strays.append(line)
+
+    def out_of_order(self, line: str) -> None:
+        self.early.append(line)
 
     def read_stderr(self) -> None:
         assert self.attribution is not None
@@ -142,6 +148,7 @@ class Outcome:
     strays: list[str]
     loss: tuple[bool, list[str]] | None  # (a crash, the ids sent again)
     in_flight: list[str]
+    early: list[str]  # lines answering a request before an earlier one's answer
 
 
 def play(events: list[tuple[Any, ...]]) -> tuple[Outcome, Recorder, Attribution]:
@@ -180,6 +187,7 @@ def play(events: list[tuple[Any, ...]]) -> tuple[Outcome, Recorder, Attribution]
         recorder.strays,
         None if loss is None else (loss.crash, [str(w.vector["id"]) for w in loss.resend]),
         [flight.id for flight in attribution.inflight],
+        recorder.early,
     )
     return outcome, recorder, attribution
 
@@ -194,6 +202,7 @@ class Row:
     strays: list[str] = field(default_factory=list)
     loss: tuple[bool, list[str]] | None = None
     in_flight: list[str] = field(default_factory=list)
+    early: list[str] = field(default_factory=list)
 
 
 PASS = ("pass", "")
@@ -247,10 +256,9 @@ TABLE = [
         in_flight=["b"]),
     Row('"unsupported": false', [("send", "a"), ("out", NOT_UNSUPPORTED)],
         {"a": ("error", bad_response(NOT_UNSUPPORTED))}),
-    Row("a bad line naming a later request, then the head's answer: a stray line",
+    Row("a bad line naming a later request, then the head's answer: an early answer",
         [("send", "a b"), ("out", NAN_FOR_B), ("out", ok("a"))],
-        {"a": PASS}, strays=[f"{problem(NAN_FOR_B)} (naming 'b' before 'a' was answered)"],
-        in_flight=["b"]),
+        {"a": PASS}, early=[f"{problem(NAN_FOR_B)} {EARLY_B}"], in_flight=["b"]),
     Row("a bad line naming a later request, then another: that request errors",
         [("send", "a b c"), ("out", NAN_FOR_B), ("out", ok("c"))],
         {"a": ("error", no_response("b")), "b": ("error", bad_response(NAN_FOR_B)),
@@ -354,10 +362,16 @@ TABLE = [
                         "then answered 'b', which came before it"), "b": PASS},
         in_flight=["c"]),
     # -- answer with a later request's id, then the oldest unanswered request
-    Row("a later id, then the head: nobody charged, warned about",
+    Row("a later id, then the head: nobody charged, warned about as out of order",
         [("send", "a b"), ("out", ok("b")), ("out", ok("a"))], {"a": PASS},
-        strays=[f"{quote(str({'id': 'b', 'output': {}}))} (naming 'b' before 'a' was answered)"],
-        in_flight=["b"]),
+        early=[f"{quote(str({'id': 'b', 'output': {}}))} {EARLY_B}"], in_flight=["b"]),
+    Row("a later id, then the head, then the later one's answer in turn: it passes",
+        [("send", "a b"), ("out", ok("b")), ("out", ok("a")), ("out", ok("b"))],
+        {"a": PASS, "b": PASS}, early=[f"{quote(str({'id': 'b', 'output': {}}))} {EARLY_B}"]),
+    Row("a swapped pair, then silence: the later one errors, saying its answer came early",
+        [("send", "a b"), ("out", ok("b")), ("out", ok("a")), ("timeout",)],
+        {"a": PASS, "b": ("error", f"{HUNG}; {out_of_order_note('a')}")},
+        early=[f"{quote(str({'id': 'b', 'output': {}}))} {EARLY_B}"], loss=(False, [])),
     # -- a response on stderr
     Row("a response on stderr: that request errors",
         [("send", "a b"), ("err", ok("b"))], {"b": ("error", ON_STDERR_CHARGE)}, in_flight=["a"]),
@@ -387,7 +401,7 @@ TABLE = [
 @pytest.mark.parametrize("row", TABLE, ids=[row.fault for row in TABLE])
 def test_each_fault_is_charged_to_the_vector_it_concerns(row: Row) -> None:
     outcome, _recorder, _attribution = play(row.events)
-    assert outcome == Outcome(row.results, row.strays, row.loss, row.in_flight)
+    assert outcome == Outcome(row.results, row.strays, row.loss, row.in_flight, row.early)
 
 
 def test_the_table_covers_the_protocol_documents_faults() -> None:

@@ -160,6 +160,13 @@ def test_a_non_text_field_is_read_as_json() -> None:
         "run", "--algorithm", "stake.dice", "--fix", "nonce=1e400", "--bundled", "python"
     )
     assert beyond.status == 2 and "a number beyond a double" in beyond.stderr
+    # 5,000 digits: one short line about the value, not the whole value quoted back and
+    # "check it is the file you meant" (issue 34)
+    digits = fairvec("run", "--algorithm", "stake.dice", "--fix", "nonce=" + "9" * 5000,
+                     "--bundled", "python")  # fmt: skip
+    said = digits.stderr.strip().splitlines()
+    assert digits.status == 2 and len(said) == 1 and len(said[0]) < 300, said
+    assert "(5,000 characters): stake.dice's nonce: 5,000 digits, more than the 4,300" in said[0]
     ok = fairvec(
         "run", "--algorithm", "stake.dice", "--fix", "nonce=7", "--pinned-count", "20",
         "--tier", "none", "--bundled", "python",

@@ -187,6 +187,23 @@ def test_an_answer_two_ahead_at_the_default_window(tmp_path: Path) -> None:
     assert f"answered with id {WATER!r}, a later request's" in result_of(report, FIRE)["message"]
 
 
+def test_a_swapped_pair_is_warned_about_as_out_of_order_and_the_later_one_says_why(
+    tmp_path: Path,
+) -> None:
+    """GRASS's right answer, then FIRE's: the protocol's order makes GRASS's a line that
+    is not judged, and GRASS waits for its answer in turn. The warning once called that
+    line one "that no request asked for", though GRASS was asked (issue 34)."""
+    done, report = run_three(tmp_path, f"swap:{FIRE}", extra=("--timeout", "1"))
+    assert statuses(report) == {**PASS3, GRASS: "error"}
+    assert "answers come in request order" in result_of(report, GRASS)["message"]
+    assert f"before {FIRE!r}, asked earlier" in result_of(report, GRASS)["message"]
+    warned = " | ".join(report["warnings"])
+    assert "no request asked for" not in warned
+    assert "answered 1 request(s) out of order" in warned
+    assert f"answering {GRASS!r} before {FIRE!r}, asked earlier, was answered" in warned
+    assert done.status == 1
+
+
 def test_unasked_lines_before_the_heads_answer_charge_nobody(tmp_path: Path) -> None:
     done, report = run_three(tmp_path, f"flood:{GRASS}")
     assert statuses(report) == PASS3

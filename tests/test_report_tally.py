@@ -37,6 +37,7 @@ class _Session:
     def __init__(self) -> None:
         self.infrastructure_error: str | None = None
         self.stray_lines: list[str] = []
+        self.early_answers: list[str] = []
 
 
 def _session() -> AnySession:

@@ -160,7 +160,9 @@ def test_a_count_remembered_wrong_is_found_when_the_file_is_read_and_forgotten(
     assert _run(vectors) == 0
     counts = tmp_path / "cache" / COUNTS_NAME
     value = json.loads(counts.read_text())
-    value["entries"] = {key: count + 1 for key, count in value["entries"].items()}
+    # one more, and the file one vector more: a count that could be true, so only reading
+    # the file finds it wrong
+    value["entries"] = {k: [count + 1, total + 1] for k, (count, total) in value["entries"].items()}
     counts.write_text(json.dumps(value))
     capsys.readouterr()
     status = _run(vectors, "--json", tmp_path / "report.json")
@@ -218,7 +220,85 @@ def test_a_look_at_what_the_adapter_said_takes_nothing_from_the_next_read() -> N
         process.kill()
 
 
-@pytest.mark.parametrize("content", [b"{", b"[]", b'{"format": 1, "entries": {"x": -1}}', None])
+# Counts that cannot be true, each made of the run's own entries ([selected, total]):
+# read on trust, a run writing no report said "0 skipped" or "5000000000000000000 skipped"
+# and exited 0 (issue 34). Each is a miss: the file is read and counted.
+TAMPERED = {
+    "all-zero": lambda entry: [0, 0],
+    "zero-of-the-total": lambda entry: [0, entry[1]],
+    "beyond-the-file-s-size": lambda entry: [10**18, 10**18],
+    "more-than-the-total": lambda entry: [entry[1] + 1, entry[1]],
+    "negative": lambda entry: [-1, entry[1]],
+    "not-an-integer": lambda entry: [float(entry[0]), entry[1]],
+    "a-truth-value": lambda entry: [True, True],
+    "a-bare-count": lambda entry: entry[0],
+}
+
+
+def test_a_count_that_cannot_be_true_is_a_miss_and_the_file_is_read(
+    vectors: Path, tmp_path: Path, selections: list[Selection], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each of TAMPERED in turn, in one test (a run each, after one honest run)."""
+    assert _run(vectors) == 0
+    honest = _terminal(capsys.readouterr().out)
+    counts = tmp_path / "cache" / COUNTS_NAME
+    remembered = json.loads(counts.read_text())
+    for number, (name, tamper) in enumerate(TAMPERED.items(), 1):
+        value = {**remembered, "entries": {k: tamper(e) for k, e in remembered["entries"].items()}}
+        counts.write_text(json.dumps(value))
+        assert _run(vectors) == 0, name
+        assert not selections[number].unread, name  # every file read: no count was taken
+        assert _terminal(capsys.readouterr().out) == honest, name
+
+
+def test_entries_of_one_file_disagreeing_on_its_vectors_are_a_miss(
+    vectors: Path, tmp_path: Path, selections: list[Selection], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under a second filter the same file's count is kept again: if the two entries say
+    the file holds different numbers of vectors, one is wrong, and neither is taken."""
+    assert _run(vectors) == 0
+    capsys.readouterr()
+    assert _run(vectors, "-k", "1") == 0
+    honest = _terminal(capsys.readouterr().out)
+    counts = tmp_path / "cache" / COUNTS_NAME
+    value = json.loads(counts.read_text())
+    seen: set[str] = set()
+    for key, (count, total) in value["entries"].items():
+        sha = key.partition(":")[0]
+        if sha in seen:  # the second entry of a file: one vector more, still plausible
+            value["entries"][key] = [count, total + 1]
+        seen.add(sha)
+    counts.write_text(json.dumps(value))
+    assert _run(vectors, "-k", "1") == 0
+    assert not selections[2].unread
+    assert _terminal(capsys.readouterr().out) == honest
+
+
+def test_the_fewest_bytes_a_vector_takes_is_below_the_smallest_valid_vector() -> None:
+    """MIN_VECTOR_BYTES bounds a file's vectors by its size: it must not be more than the
+    smallest vector the schema allows, written compactly."""
+    import jsonschema
+
+    from fairvec.runner.selected_counts import MIN_VECTOR_BYTES
+    from fairvec.vectorfiles import vector_schema
+
+    schema = vector_schema()
+    smallest = {"id": "a.b/c", "variant": None, "input": {}, "expected": {"error": "x"},
+                "tags": [], "provenance": ""}  # fmt: skip
+    vector = schema["$defs"]["vector"]
+    provenance = vector["properties"]["provenance"]
+    for value in ("", {}, [], 0, None):  # the shortest provenance the schema takes
+        try:
+            jsonschema.validate(value, {**provenance, "$defs": schema["$defs"]})
+        except jsonschema.ValidationError:
+            continue
+        smallest["provenance"] = value
+        break
+    jsonschema.validate(smallest, {**vector, "$defs": schema["$defs"]})
+    assert len(json.dumps(smallest, separators=(",", ":"))) >= MIN_VECTOR_BYTES
+
+
+@pytest.mark.parametrize("content", [b"{", b"[]", b'{"format": 2, "entries": {"x": -1}}', None])
 def test_a_malformed_or_special_counts_file_is_a_miss_not_an_error(
     vectors: Path,
     tmp_path: Path,

@@ -211,6 +211,13 @@ def test_output_is_written_all_or_nothing(tmp_path: Path) -> None:
         (["casino.bytes", "--count", "5", "--input", "cursor=-1"], "give a whole number"),
         (["casino.bytes", "--count", "5", "--input", "cursor=\u00b2"], "give a whole number"),
         (["casino.bytes", "--count", "\u00b2"], "give a whole number from 1"),
+        # 5,000 digits: past Python's int-string bound, once "internal error" (issue 34)
+        (
+            ["casino.bytes", "--count", "10", "--input", "cursor=" + "9" * 5000],
+            "--input cursor=9999999999999999999999999999999999999999... (5,000 characters): "
+            "5,000 digits, more than the 4,300 fairvec reads; give a smaller whole number",
+        ),
+        (["casino.bytes", "--count", "9" * 5000], "(5,000 characters)': give a whole number"),
         (["tenhou.rnd", "--count", "5", "--input", "shuffle=abc"], "(wrong-prefix)"),
         (["stake.bytes", "--count", "5", "--input", "nonce"], "give FIELD=VALUE"),
         (["casino.dice", "--count", "5"], "invalid choice"),
@@ -220,6 +227,8 @@ def test_bad_arguments_are_one_line(arguments: list[str], said: str) -> None:
     done = fairvec("stream", *arguments)
     assert done.status == 2
     assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.strip().splitlines()[-1]  # (argparse's usage lines come before it)
+    assert said in last and len(last) < 300, last
 
 
 def test_output_refuses_a_special_file(tmp_path: Path) -> None:

@@ -41,6 +41,19 @@ OPTION_FLAGS = {
 }
 
 
+def _int(text: str) -> int:
+    """An integer parameter: argparse's int, but past Python's digit bound a short line
+    saying so (not the whole value quoted back)."""
+    from fairvec.jsonio import TooManyDigits, int_of_text, shown_text
+
+    try:
+        return int_of_text(text)
+    except TooManyDigits as error:
+        raise argparse.ArgumentTypeError(f"{shown_text(text)!r}: {error}") from None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown_text(text)!r} is not a whole number") from None
+
+
 def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = commands.add_parser(
         "analyze",
@@ -56,20 +69,20 @@ def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help=f"claims, videopoker, or one of: {', '.join(ALGORITHMS)}",
     )
     parameters = analyze.add_argument_group("parameters of some algorithms")
-    parameters.add_argument("--pins", type=int, help="casino.plinko: 8 to 16 (default 16)")
-    parameters.add_argument("--tickets", type=int, help="casino.jackpot: tickets (default 100)")
+    parameters.add_argument("--pins", type=_int, help="casino.plinko: 8 to 16 (default 16)")
+    parameters.add_argument("--tickets", type=_int, help="casino.jackpot: tickets (default 100)")
     parameters.add_argument(
-        "--cells", type=int,
+        "--cells", type=_int,
         help="casino.mines: cells left at the pick, 2-25 (default 25); tenhou.shuffle: tiles "
         "left to swap with, 2-136 (default 136)",
     )
-    parameters.add_argument("--reel", type=int, help="casino.slot: reel 1 to 5 (default 1)")
+    parameters.add_argument("--reel", type=_int, help="casino.slot: reel 1 to 5 (default 1)")
     parameters.add_argument("--attack", help="battle.damage: Hit or 'Super Active' (default Hit)")
     parameters.add_argument(
-        "--cuts", type=int, nargs=2, metavar=("CUT1", "CUT2"),
+        "--cuts", type=_int, nargs=2, metavar=("CUT1", "CUT2"),
         help="nardy.rolls: the two players' cuts, 1-7 (default 7 7)",
     )
-    parameters.add_argument("--players", type=int, help="tenhou.shuffle: 3 or 4 (default 4)")
+    parameters.add_argument("--players", type=_int, help="tenhou.shuffle: 3 or 4 (default 4)")
     analyze.add_argument(
         "--pay-table", metavar="NAME|CUSTOM",
         help="videopoker: jacks-or-better, tens-or-better, bonus-poker, or a custom table",

@@ -120,10 +120,14 @@ def add_fuzz_command(commands: argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def _seed(text: str) -> int:
+    from fairvec.jsonio import TooManyDigits, int_of_text, shown_text
+
     try:
-        value = int(text)
+        value = int_of_text(text)
+    except TooManyDigits as error:
+        raise argparse.ArgumentTypeError(f"{shown_text(text)!r}: {error}") from None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not an integer: {shown_text(text)!r}") from None
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"must be 0 to {MAX_SEED}")
     return value

@@ -174,8 +174,12 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _size(text: str) -> int:
+    from fairvec.jsonio import TooManyDigits, int_of_text
+
     try:
-        value = int(text)
+        value = int_of_text(text)
+    except TooManyDigits as error:
+        raise argparse.ArgumentTypeError(f"a number of bytes, not of {error}") from None
     except ValueError:
         raise argparse.ArgumentTypeError("a number of bytes") from None
     if value < 1:

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from fairvec import accumulated_digest, input_draws
@@ -105,7 +106,13 @@ def main() -> None:
         request = json.loads(line)
         if "accumulate" in request:
             answered = accumulated(request)
-            print(answered.get("raw") or json.dumps(answered), flush=True)
+            line = answered.get("raw") or json.dumps(answered)
+            if "answer-twice" in MODES:  # the answer again, in the same write
+                line += "\n" + line
+            print(line, flush=True)
+            if "answer-again-late" in MODES:  # again, once the next request is likely sent
+                time.sleep(0.3)
+                print(line, flush=True)
             continue
         index = int(request["id"].rsplit("#", 1)[1]) if "#" in request["id"] else None
         found = answer(request["algorithm"], request["input"], request["variant"], index)

@@ -344,6 +344,10 @@ def main(arguments: list[str]) -> None:
             following = json.loads(next(lines))
             emit({**reference_answer(request), "id": following["id"]})
             emit(reference_answer(following))
+        elif mode == "swap":  # the next request's right answer first, then this one's
+            following = json.loads(next(lines))
+            emit(reference_answer(following))
+            emit(reference_answer(request))
         elif mode in ("two-ahead", "stderr-late"):
             answer_ahead(mode, request, lines)
         elif mode is None or not misbehave(mode, request, pids):
