@@ -169,3 +169,30 @@ def test_only_annotations_that_are_never_evaluated_are_ignored() -> None:
     assert python_port.inside(spans, (2, 13), (2, 14))  # the | of int | None
     assert not python_port.inside(spans, (3, 14), (3, 16))  # the `or` of the body
     assert python_port.annotation_spans(body) == []  # evaluated at definition: mutable
+
+
+def test_parts_judged_at_other_sources_merge_only_when_asked() -> None:
+    earlier = part(None, "a")
+    earlier["note"] = "the first campaign"
+    later = part(None)  # a later campaign on another file, after the vectors moved on
+    later.update(commit="d", source="t", files=["reference/casino.py"])
+    later = report.build([dict(mutant("b"), file="reference/casino.py")], later)
+    with pytest.raises(report.ReportError, match="another source"):
+        report.merge([earlier, later])
+    merged = report.merge([earlier, later], mixed_sources=True)
+    assert merged["source"] is None
+    assert merged["judged_at"] == [
+        {"source": "s", "commits": ["c"], "files": ["reference/battle.py"]},
+        {"source": "t", "commits": ["d"], "files": ["reference/casino.py"]},
+    ]
+    assert merged["note"] == "the first campaign"
+    assert [m["key"] for m in merged["mutants"]] == ["a", "b"]
+    # merged again with a further part: the files judged at each digest stay apart
+    again = report.merge([merged, part("1/1", "c")], mixed_sources=True)
+    assert [entry["files"] for entry in again["judged_at"]] == [
+        ["reference/battle.py"],
+        ["reference/casino.py"],
+    ]
+    assert "- source `t` (commit `d`): reference/casino.py" in report.markdown(again)
+    # one digest throughout: no list, the digest as before
+    assert "judged_at" not in report.merge([part("1/2", "a"), part("2/2", "b")], True, True)
