@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +197,38 @@ def test_parts_judged_at_other_sources_merge_only_when_asked() -> None:
     assert "- source `t` (commit `d`): reference/casino.py" in report.markdown(again)
     # one digest throughout: no list, the digest as before
     assert "judged_at" not in report.merge([part("1/2", "a"), part("2/2", "b")], True, True)
+
+
+IGNORER = ROOT / "mutation" / "node" / "ignore-messages.mjs"
+IGNORER_PROBE = """
+import { strykerPlugins } from %s;
+const ignorer = strykerPlugins[0].value;
+const text = (callee, position) => {
+  const node = { type: 'StringLiteral' };
+  const args = [{ type: 'StringLiteral' }, { type: 'StringLiteral' }];
+  args[position] = node;
+  const parent = { node: { callee, arguments: args },
+    isNewExpression: () => callee.type === 'Identifier', isCallExpression: () => true };
+  return ignorer.shouldIgnore({ node, parentPath: parent }) ?? null;
+};
+const member = (name) => ({ type: 'MemberExpression', property: { type: 'Identifier', name } });
+console.log(JSON.stringify([
+  text({ type: 'Identifier', name: 'InvalidInput' }, 1) !== null,
+  text(member('toString'), 0), text(member('hasOwnProperty'), 0),
+]));
+"""
+
+
+@pytest.mark.skipif(
+    not (ROOT / "mutation" / "node" / "node_modules").is_dir(),
+    reason="Stryker is not installed (npm ci in mutation/node)",
+)
+def test_the_message_ignorer_keeps_arguments_of_calls_named_like_object_methods() -> None:
+    # bytes.toString('hex') in adapters/node/families/stake.js: the ignorer read
+    # Object.prototype.toString as a list of message positions and Stryker crashed
+    probe = IGNORER_PROBE % json.dumps(IGNORER.as_uri())
+    finished = subprocess.run(
+        ["node", "--input-type=module", "-e", probe], capture_output=True, text=True
+    )
+    assert finished.returncode == 0, finished.stderr[-500:]
+    assert json.loads(finished.stdout) == [True, None, None]
