@@ -232,3 +232,43 @@ def test_the_message_ignorer_keeps_arguments_of_calls_named_like_object_methods(
     )
     assert finished.returncode == 0, finished.stderr[-500:]
     assert json.loads(finished.stdout) == [True, None, None]
+
+
+def test_a_node_mutant_never_run_is_reported_by_one_shard_only(tmp_path: Path) -> None:
+    # an ignored mutant (an error message) never reaches the judge, so no verdict says
+    # "not in this shard": each shard must still take it by its number, once
+    from mutation import node_port
+
+    place = {"start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 9}}
+    stryker = {
+        "files": {
+            "families/battle.js": {
+                "mutants": [
+                    {
+                        "id": "0",
+                        "mutatorName": "StringLiteral",
+                        "replacement": '""',
+                        "location": place,
+                        "status": "Ignored",
+                    },
+                    {
+                        "id": "1",
+                        "mutatorName": "BooleanLiteral",
+                        "replacement": "false",
+                        "location": place,
+                        "status": "Killed",
+                    },
+                ]
+            }
+        }
+    }
+    (tmp_path / "stryker-report.json").write_text(json.dumps(stryker))
+    verdicts = [
+        {"mutant": "1", "stage": "fixed", "seconds": 1.0},
+    ]
+    (tmp_path / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    shards = [
+        node_port.collect(tmp_path, "adapters/node/families/battle.js", "battle", scope.Shard(k, 2))
+        for k in (1, 2)
+    ]
+    assert [[mutant["stage"] for mutant in shard] for shard in shards] == [["ignored"], ["fixed"]]
