@@ -71,6 +71,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept a split with shards missing (the report names them under 'partial')",
     )
+    merge.add_argument(
+        "--mixed-sources",
+        action="store_true",
+        help="accept parts judged at other code or vectors (the report says which files "
+        "were judged at which source digest, under 'judged_at')",
+    )
     _outputs(merge)
     merge.set_defaults(handler=merge_command)
     check = commands.add_parser("check-survivors", help="every survivor has an entry")
@@ -180,7 +186,9 @@ def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) ->
 
 def merge_command(arguments: argparse.Namespace) -> int:
     reports = [report.load(path) for path in arguments.reports]
-    merged = report.merge(reports, allow_partial=arguments.allow_partial)
+    merged = report.merge(
+        reports, allow_partial=arguments.allow_partial, mixed_sources=arguments.mixed_sources
+    )
     return write_outputs(merged, arguments)
 
 

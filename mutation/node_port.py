@@ -133,10 +133,18 @@ def mutant_key(file: str, mutant: dict[str, Any]) -> str:
     return f"{PORT}:{file}:{start['line']}:{start['column']}:{mutant['mutatorName']}:{digest}"
 
 
-def stage_of(mutant: dict[str, Any], verdicts: dict[str, dict[str, Any]]) -> tuple[str, float]:
+def stage_of(
+    mutant: dict[str, Any],
+    verdicts: dict[str, dict[str, Any]],
+    shard: scope.Shard | None = None,
+) -> tuple[str, float]:
     """The report's stage and the judge's seconds; ("", 0) for another shard's mutant."""
     verdict = verdicts.get(mutant["id"], {})
     if verdict.get("stage") == "not-in-shard":
+        return "", 0.0
+    if shard and str(mutant["id"]).isdigit() and not shard.takes(int(mutant["id"])):
+        # never run, so the judge never said "not in this shard" (an ignored message):
+        # split by its number like the others, else every shard would report it
         return "", 0.0
     seconds = float(verdict.get("seconds", 0.0))
     if mutant["status"] == "Killed":
@@ -148,14 +156,16 @@ def stage_of(mutant: dict[str, Any], verdicts: dict[str, dict[str, Any]]) -> tup
     return STATUS_STAGE[mutant["status"]], seconds
 
 
-def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
+def collect(
+    folder: Path, file: str, family: str, shard: scope.Shard | None = None
+) -> list[report.Mutant]:
     """The report's records from one Stryker run's JSON report and the judge's verdicts."""
     stryker = json.loads((folder / "stryker-report.json").read_text(encoding="utf-8"))
     verdicts = read_verdicts(folder / "verdicts.jsonl")
     records = []
     for mutants in stryker["files"].values():
         for mutant in mutants["mutants"]:
-            stage, seconds = stage_of(mutant, verdicts)
+            stage, seconds = stage_of(mutant, verdicts, shard)
             if not stage:
                 continue
             location = mutant["location"]
@@ -185,5 +195,5 @@ def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
         folder = settings.work / f"node-{Path(file).stem}"
         prepare_work(folder, settings.vectors)
         run_stryker(settings, file, family, folder)
-        records += collect(folder, file, family)
+        records += collect(folder, file, family, settings.shard)
     return records

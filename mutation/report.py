@@ -100,19 +100,29 @@ def comparable(report: Report) -> Report:
     return kept
 
 
-def merge(reports: Sequence[Report], allow_partial: bool = False) -> Report:
+def merge(
+    reports: Sequence[Report], allow_partial: bool = False, mixed_sources: bool = False
+) -> Report:
     """The report of the whole campaign from its parts: the shards of one run (each
     K/N once: the same mutants and figures as one run over every shard,
-    tests/test_mutation.py checks it), and runs over other files or ports."""
+    tests/test_mutation.py checks it), and runs over other files or ports.
+
+    ``mixed_sources``: parts judged at other states of the code or vectors (their
+    ``source`` digests differ) are accepted, and the report says which files were judged
+    at which digest (``judged_at``) instead of claiming one; every other setting must
+    still agree. For a campaign extended file by file while the vectors move on, where
+    judging the earlier files again is too dear."""
     if not reports:
         raise ReportError("merge: no report given")
-    common = [{key: report.get(key) for key in SHARED_SETTINGS} for report in reports]
+    compared = [key for key in SHARED_SETTINGS if not (mixed_sources and key == "source")]
+    common = [{key: report.get(key) for key in compared} for report in reports]
     for report, setting in zip(reports, common, strict=True):
         if setting != common[0]:
             differs = sorted(key for key in setting if setting[key] != common[0][key])
             raise ReportError(
                 f"merge: shard {report.get('shard')} was run with another {differs[0]} "
-                "(merge the parts of one campaign: same code, vectors and stage settings)"
+                "(merge the parts of one campaign: same code, vectors and stage settings; "
+                "--mixed-sources accepts parts judged at other code or vectors)"
             )
     runs: dict[str, list[Report]] = {}
     for report in reports:
@@ -126,13 +136,46 @@ def merge(reports: Sequence[Report], allow_partial: bool = False) -> Report:
             if not allow_partial:
                 raise
             partial.append(f"{', '.join(json.loads(files))}: shards {', '.join(shards)} only")
-    meta = {"commit": reports[0].get("commit"), **common[0]}
+    judged_at = _judged_at(reports)
+    meta = {
+        "commit": reports[0].get("commit"),
+        **{key: reports[0].get(key) for key in SHARED_SETTINGS},
+        "source": judged_at[0]["source"] if len(judged_at) == 1 else None,
+    }
+    if len(judged_at) > 1:
+        meta["judged_at"] = judged_at
     if partial or any(report.get("partial") for report in reports):
         meta["partial"] = sorted({*partial, *(p for r in reports for p in r.get("partial", []))})
     meta["files"] = sorted({file for report in reports for file in report["files"]})
     meta["shard"] = None
     meta["wall_seconds"] = round(sum(report.get("wall_seconds", 0.0) for report in reports), 3)
+    notes = [str(report["note"]) for report in reports if report.get("note")]
+    if notes:
+        meta["note"] = "\n\n".join(dict.fromkeys(notes))  # each part's own account, once
     return build([mutant for report in reports for mutant in report["mutants"]], meta)
+
+
+def _judged_at(reports: Sequence[Report]) -> list[dict[str, Any]]:
+    """Which files were judged at which source digest (and commits): a part merged
+    before brings its own list."""
+    groups: dict[str, dict[str, set[str]]] = {}
+    for report in reports:
+        entries = report.get("judged_at") or [
+            {
+                "source": report.get("source"),
+                "commits": [report.get("commit")],
+                "files": report["files"],
+            }
+        ]
+        for entry in entries:
+            group = groups.setdefault(str(entry["source"]), {"commits": set(), "files": set()})
+            group["commits"].update(str(commit) for commit in entry["commits"])
+            group["files"].update(entry["files"])
+    found = [
+        {"source": source, "commits": sorted(group["commits"]), "files": sorted(group["files"])}
+        for source, group in groups.items()
+    ]
+    return sorted(found, key=lambda entry: (entry["files"], entry["source"]))
 
 
 # What every part of one campaign shares.
@@ -209,6 +252,9 @@ def markdown(report: Report) -> str:
         lines += ["", str(report["note"])]
     if report.get("partial"):
         lines += ["", "Not the whole campaign: " + "; ".join(report["partial"]) + "."]
+    if report.get("judged_at"):
+        lines += ["", "Judged at more than one state of the ports and vectors:", ""]
+        lines += [_judged_at_line(entry) for entry in report["judged_at"]]
     judged = [mutant for mutant in report["mutants"] if mutant["stage"] != IGNORED]
     if judged:
         lines += [
@@ -233,6 +279,13 @@ def markdown(report: Report) -> str:
         for mutant in survivors
     ] or ["None."]
     return "\n".join(lines) + "\n"
+
+
+def _judged_at_line(entry: dict[str, Any]) -> str:
+    commits = ", ".join(f"`{commit[:12]}`" for commit in entry["commits"])
+    return f"- source `{str(entry['source'])[:16]}` (commit {commits}): " + ", ".join(
+        entry["files"]
+    )
 
 
 def _short(text: str, limit: int = 60) -> str:

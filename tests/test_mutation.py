@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +184,105 @@ def test_only_annotations_that_are_never_evaluated_are_ignored() -> None:
     assert python_port.inside(spans, (2, 13), (2, 14))  # the | of int | None
     assert not python_port.inside(spans, (3, 14), (3, 16))  # the `or` of the body
     assert python_port.annotation_spans(body) == []  # evaluated at definition: mutable
+
+
+def test_parts_judged_at_other_sources_merge_only_when_asked() -> None:
+    earlier = part(None, "a")
+    earlier["note"] = "the first campaign"
+    later = part(None)  # a later campaign on another file, after the vectors moved on
+    later.update(commit="d", source="t", files=["reference/casino.py"])
+    later = report.build([dict(mutant("b"), file="reference/casino.py")], later)
+    with pytest.raises(report.ReportError, match="another source"):
+        report.merge([earlier, later])
+    merged = report.merge([earlier, later], mixed_sources=True)
+    assert merged["source"] is None
+    assert merged["judged_at"] == [
+        {"source": "s", "commits": ["c"], "files": ["reference/battle.py"]},
+        {"source": "t", "commits": ["d"], "files": ["reference/casino.py"]},
+    ]
+    assert merged["note"] == "the first campaign"
+    assert [m["key"] for m in merged["mutants"]] == ["a", "b"]
+    # merged again with a further part: the files judged at each digest stay apart
+    again = report.merge([merged, part("1/1", "c")], mixed_sources=True)
+    assert [entry["files"] for entry in again["judged_at"]] == [
+        ["reference/battle.py"],
+        ["reference/casino.py"],
+    ]
+    assert "- source `t` (commit `d`): reference/casino.py" in report.markdown(again)
+    # one digest throughout: no list, the digest as before
+    assert "judged_at" not in report.merge([part("1/2", "a"), part("2/2", "b")], True, True)
+
+
+IGNORER = ROOT / "mutation" / "node" / "ignore-messages.mjs"
+IGNORER_PROBE = """
+import { strykerPlugins } from %s;
+const ignorer = strykerPlugins[0].value;
+const text = (callee, position) => {
+  const node = { type: 'StringLiteral' };
+  const args = [{ type: 'StringLiteral' }, { type: 'StringLiteral' }];
+  args[position] = node;
+  const parent = { node: { callee, arguments: args },
+    isNewExpression: () => callee.type === 'Identifier', isCallExpression: () => true };
+  return ignorer.shouldIgnore({ node, parentPath: parent }) ?? null;
+};
+const member = (name) => ({ type: 'MemberExpression', property: { type: 'Identifier', name } });
+console.log(JSON.stringify([
+  text({ type: 'Identifier', name: 'InvalidInput' }, 1) !== null,
+  text(member('toString'), 0), text(member('hasOwnProperty'), 0),
+]));
+"""
+
+
+@pytest.mark.skipif(
+    not (ROOT / "mutation" / "node" / "node_modules").is_dir(),
+    reason="Stryker is not installed (npm ci in mutation/node)",
+)
+def test_the_message_ignorer_keeps_arguments_of_calls_named_like_object_methods() -> None:
+    # bytes.toString('hex') in adapters/node/families/stake.js: the ignorer read
+    # Object.prototype.toString as a list of message positions and Stryker crashed
+    probe = IGNORER_PROBE % json.dumps(IGNORER.as_uri())
+    finished = subprocess.run(
+        ["node", "--input-type=module", "-e", probe], capture_output=True, text=True
+    )
+    assert finished.returncode == 0, finished.stderr[-500:]
+    assert json.loads(finished.stdout) == [True, None, None]
+
+
+def test_a_node_mutant_never_run_is_reported_by_one_shard_only(tmp_path: Path) -> None:
+    # an ignored mutant (an error message) never reaches the judge, so no verdict says
+    # "not in this shard": each shard must still take it by its number, once
+    from mutation import node_port
+
+    place = {"start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 9}}
+    stryker = {
+        "files": {
+            "families/battle.js": {
+                "mutants": [
+                    {
+                        "id": "0",
+                        "mutatorName": "StringLiteral",
+                        "replacement": '""',
+                        "location": place,
+                        "status": "Ignored",
+                    },
+                    {
+                        "id": "1",
+                        "mutatorName": "BooleanLiteral",
+                        "replacement": "false",
+                        "location": place,
+                        "status": "Killed",
+                    },
+                ]
+            }
+        }
+    }
+    (tmp_path / "stryker-report.json").write_text(json.dumps(stryker))
+    verdicts = [
+        {"mutant": "1", "stage": "fixed", "seconds": 1.0},
+    ]
+    (tmp_path / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    shards = [
+        node_port.collect(tmp_path, "adapters/node/families/battle.js", "battle", scope.Shard(k, 2))
+        for k in (1, 2)
+    ]
+    assert [[mutant["stage"] for mutant in shard] for shard in shards] == [["ignored"], ["fixed"]]

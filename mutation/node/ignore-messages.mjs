@@ -29,7 +29,10 @@ function calleeName(node) {
 function isMessageArgument(path) {
   const parent = path.parentPath;
   if (!parent || !(parent.isNewExpression() || parent.isCallExpression())) return false;
-  const positions = MESSAGE_ARGUMENTS[calleeName(parent.node.callee)];
+  // own keys only: a call named after an Object.prototype method (bytes.toString('hex'))
+  // must not find Object.prototype.toString as its list of positions
+  const name = calleeName(parent.node.callee);
+  const positions = name !== null && Object.hasOwn(MESSAGE_ARGUMENTS, name) ? MESSAGE_ARGUMENTS[name] : null;
   return Boolean(positions) && positions.includes(parent.node.arguments.indexOf(path.node));
 }
 
