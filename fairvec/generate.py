@@ -29,7 +29,7 @@ from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
 from fairvec.regular_files import SMALL_FILE_LIMIT
 from fairvec.shapes import shapes
-from fairvec.specs import Spec, load_spec, load_specs, spec_paths
+from fairvec.specs import BOUNDARY_SET, Spec, load_spec, load_specs, spec_paths
 from fairvec.upstream_loaders import UpstreamCase, UpstreamDataError
 from fairvec.vectorfiles import read_vector_bytes, validate_vector_file
 
@@ -417,7 +417,10 @@ def _plan_boundaries(spec: Spec, vectors: list[Vector]) -> Iterator[Planned]:
             name=planned.name,
             input=planned.input,
             variant=variant,
-            tags=["boundary", *(["invalid"] if planned.code else [])],
+            tags=[
+                "boundary",
+                *(["invalid"] if planned.code else spec.quirks_exercised_by(BOUNDARY_SET)),
+            ],
             provenance={"boundary": planned.label, "from": base["id"]},
             error=planned.code,
             open_answer=planned.code is None,

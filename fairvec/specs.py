@@ -56,6 +56,10 @@ TOO_DEEP = (
 )
 
 
+# The name a quirk gives the boundary vectors (fairvec/boundaries.py) in exercised_by.
+BOUNDARY_SET = "boundary"
+
+
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses a key given twice (PyYAML keeps the last one silently), and
     a document too deep or whose aliases expand too far (see _Measure)."""
@@ -394,15 +398,17 @@ def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise FairvecError(f"{where}: cases: the name {duplicates[0]!r} is used twice")
-    # A quirk may also name an accumulated set: its streams then carry the quirk's tag, as a
-    # case's vectors do (an accumulated set may share a case's name: its ids differ).
-    exercisable = {*names, *(accumulated_set["name"] for accumulated_set in spec.accumulated)}
+    # A quirk may also name an accumulated set (its streams then carry the quirk's tag, as a
+    # case's vectors do; an accumulated set may share a case's name: its ids differ) and the
+    # generated boundary vectors, BOUNDARY_SET (those that answer an output carry it).
+    streams = (accumulated_set["name"] for accumulated_set in spec.accumulated)
+    exercisable = {*names, *streams, BOUNDARY_SET}
     for index, quirk in enumerate(spec.quirks):
         for name in quirk["exercised_by"]:
             if name not in exercisable:
                 raise FairvecError(
                     f"{where}: quirks/{index}/exercised_by: no case, generated, upstream or "
-                    f"accumulated set is named {name!r}"
+                    f"accumulated set is named {name!r} (nor is it {BOUNDARY_SET!r})"
                 )
     for section, entries in _sets(spec):
         for index, entry in enumerate(entries):

@@ -93,6 +93,12 @@ def parse_fix(text: str) -> Fix:
     return Fix(scope if colon else ANY_ALGORITHM, name, value, source, typed=True)
 
 
+def fix_text(fix: Fix) -> str:
+    """The --fix argument that gives ``fix`` again, its value whole (a replay line)."""
+    head = fix.field if fix.scope == ANY_ALGORITHM else f"{fix.scope}:{fix.field}"
+    return f"{head}={fix.value}"
+
+
 def hello_fixes(hello: Hello) -> list[Fix]:
     return [
         Fix(scope, name, value, "the adapter's hello")

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from support import fairvec
+from support import REPO, fairvec
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "compiled_targets.py"
 
@@ -56,13 +56,18 @@ def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) ->
     assert accumulated, "the adapter's algorithms have accumulated vectors"
     report_path = tmp_path / "report.json"
     selection = [part for name in algorithms for part in ("--algorithm", name)]
+    # what cJSON cannot see (integers written 10.0 or 1e308), listed with the reason: the list
+    # is strict, so the run fails if one of them passes or another vector fails
+    known = REPO / "benchmarks" / "c_adapter" / "known-failures.txt"
     done = fairvec(
-        "run", "--no-progress", *selection, "--json", report_path, "--", adapter, timeout=600
-    )
+        "run", "--no-progress", *selection, "--json", report_path,
+        "--known-failures", known, "--", adapter, timeout=600,
+    )  # fmt: skip
     report = json.loads(report_path.read_text(encoding="utf-8"))
     statuses = {result["id"]: result["status"] for result in report["results"]}
     assert set(statuses) == set(expected)
-    failing = {vector_id: s for vector_id, s in statuses.items() if s != "pass"}
+    listed = {result["id"] for result in report["results"] if result.get("known_failure")}
+    failing = {v: s for v, s in statuses.items() if s != "pass" and v not in listed}
     assert not failing, (list(failing.items())[:10], done.stdout[-2000:])
     assert done.status == 0, done.stdout + done.stderr
 

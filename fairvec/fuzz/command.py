@@ -31,7 +31,7 @@ from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
 from fairvec.regular_files import check_not_special
 from fairvec.runner.arguments import adapter_command
-from fairvec.runner.claims import Claims, Fix, pinned_values, resolve_schemas
+from fairvec.runner.claims import Claims, Fix, fix_text, pinned_values, resolve_schemas
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
 from fairvec.specs import Spec, load_spec, spec_paths
@@ -123,7 +123,8 @@ def _replay(arguments: argparse.Namespace, seed: str) -> str:
     if arguments.max_details != MAX_DETAILS:
         words += ["--max-details", str(arguments.max_details)]
     for fix in arguments.fix:
-        words += ["--fix", fix.source.removeprefix("--fix ")]
+        # the value whole: fix.source is for messages, where a long value is cut
+        words += ["--fix", fix_text(fix)]
     if arguments.valid_only:
         words.append("--valid-only")
     command = list(arguments.command)

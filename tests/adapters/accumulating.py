@@ -109,7 +109,10 @@ def main() -> None:
             line = answered.get("raw") or json.dumps(answered)
             if "answer-twice" in MODES:  # the answer again, in the same write
                 line += "\n" + line
-            print(line, flush=True)
+            # one write, newline included (print writes the end apart: a loaded machine could
+            # leave the second line unfinished when the runner took its last look)
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
             if "answer-again-late" in MODES:  # again, once the next request is likely sent
                 time.sleep(0.3)
                 print(line, flush=True)
