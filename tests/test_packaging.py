@@ -1,4 +1,4 @@
-"""What a user meets on the package index: licence, metadata and README links that work there."""
+"""What a user meets: licence, metadata, and README and docs links that work in a clone."""
 
 from __future__ import annotations
 
@@ -24,20 +24,32 @@ def test_the_licence_the_metadata_claims_is_there() -> None:
     assert metadata("fairvec")["License-Expression"] == "MIT"
 
 
-def test_readme_links_are_absolute_and_point_at_files_that_exist() -> None:
-    """Relative links break on the package index page; absolute ones must name real files."""
+def _markdown_pages() -> list[Path]:
+    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def test_readme_links_to_its_files_relatively() -> None:
+    """A link to the repository's address opens the hosted copy (or nothing, offline and
+    on a fork), not the file beside the README: in a clone every link must be relative."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     links = LINK.findall(readme)
     assert links, "the README links to its docs"
-    prefix = f"{repository()}/"
-    for link in links:
-        assert link.startswith(("https://", "http://")), f"relative link {link!r} breaks on PyPI"
-        if not link.startswith(prefix):
-            continue
-        kind, branch, *path = link[len(prefix) :].split("/")
-        assert (kind, branch) in {("blob", "main"), ("tree", "main")}, link
-        target = REPO.joinpath(*path)
-        assert target.is_file() if kind == "blob" else target.is_dir(), link
+    absolute = [link for link in links if link.startswith(repository())]
+    assert not absolute, f"README.md: link relatively, not to {absolute[0]!r}"
+
+
+def test_every_relative_link_in_readme_and_docs_resolves() -> None:
+    """Every relative link of README.md and docs/ names a file or folder that is there."""
+    broken = []
+    for page in _markdown_pages():
+        text = page.read_text(encoding="utf-8")
+        for link in LINK.findall(text):
+            target = link.split("#", 1)[0].strip()
+            if not target or re.match(r"^[a-z][a-z0-9+.-]*:", target):  # an anchor, a URL
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(REPO)}: {link}")
+    assert not broken, f"links to nothing: {broken[:10]}"
 
 
 def test_the_readme_counts_the_fixed_vectors_there_are() -> None:
