@@ -12,7 +12,7 @@ counts divided by 12 (their common factor for all three of its tables): the tota
 The analysis is the reference's, [videopoker.analysis]: reference/videopoker.py reads the
 pay tables and turns counts into rows (parse_pay_table, table_analysis), and its NumPy core
 reference/_videopoker_solver.py counts (how it is fast is told there). This module is its
-face for ``fairvec analyze`` and the claims page: the same names, and the document's layout
+face for ``fairvec analyze`` and the verdicts page: the same names, and the document's layout
 (render_table). It needs NumPy, the optional extra ``fairvec[analysis]``.
 
 Public: PAY_TABLES, parse_pay_table, analyze, render_table, hold_pay_sums (the per-deal
