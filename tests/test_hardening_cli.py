@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from support import FIRE, SPECIAL_KINDS, THREE, check_reports, fairvec, make_special
 
-from fairvec.errors import FairvecError
 from fairvec import extras
+from fairvec.errors import FairvecError
 from fairvec.extras import ALGORITHMS_NEEDING
 from fairvec.regular_files import read_regular, write_all_or_none
 from fairvec.runner.known_failures import (
