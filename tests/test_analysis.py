@@ -243,6 +243,20 @@ def test_verdicts_check_fails_on_a_stale_page(tmp_path: Path, capsys: pytest.Cap
     assert "stale" in capsys.readouterr().out
 
 
+def test_the_industry_pay_table_notation_puts_the_full_house_first() -> None:
+    """"9/6" is full house 9, flush 6: the document's dash notation writes it 6-9-... (a
+    user's 9-6-25-50-800 was read as flush 9 and returned 1.007276 for 0.995439)."""
+    from fairvec.analysis import videopoker
+
+    industry = videopoker.parse_pay_table("9/6")
+    assert industry.table == videopoker.parse_pay_table("6-9-25-50-800").table
+    assert (industry.table.pays["full-house"], industry.table.pays["flush"]) == (9, 6)
+    assert "full house 9, flush 6; the industry's 9/6" in industry.notation
+    bonus = videopoker.parse_pay_table("bonus:8/5").table.pays
+    assert (bonus["four-aces"], bonus["full-house"], bonus["flush"]) == (80, 8, 5)
+    assert videopoker.parse_pay_table("tens:6/5").table.pair_event == "tens-or-better"
+
+
 def test_the_old_target_name_still_works_and_says_the_new_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -276,6 +290,9 @@ def test_claims_names_one_idea() -> None:
         (["analyze", "nardy.rolls", "--cuts", "0", "8"], "--cuts takes two cuts"),
         (["analyze", "videopoker", "--pay-table", "foo"], "--pay-table: cannot read pay table"),
         (["analyze", "videopoker", "--pay-table", "9-6"], "has 2 pays; give 5 or 7"),
+        (["analyze", "videopoker", "--pay-table", "9-6-25-50-800"],
+         "pays the flush 9 and the full house 6: this notation is the document's, flush first. "
+         "For the industry's 9/6 (full house 9, flush 6) write 6-9-25-50-800 or 9/6"),
     ],
 )
 def test_bad_input_is_a_one_line_error(arguments: list[str], message: str,

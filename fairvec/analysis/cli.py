@@ -90,7 +90,9 @@ def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
     parameters.add_argument("--players", type=_int, help="tenhou.shuffle: 3 or 4 (default 4)")
     analyze.add_argument(
         "--pay-table", metavar="NAME|CUSTOM",
-        help="videopoker: jacks-or-better, tens-or-better, bonus-poker, or a custom table",
+        help="videopoker: jacks-or-better, tens-or-better, bonus-poker; the industry's "
+        "FULL-HOUSE/FLUSH (9/6, bonus:8/5, tens:6/5); or the document's dash notation, flush "
+        "first (6-9-25-50-800 is 9/6)",
     )
     analyze.add_argument("--plot", type=Path, metavar="FILE.png",
                          help="also draw the exact distribution against the ideal one")
