@@ -396,7 +396,8 @@ def test_an_edited_manifest_copy_is_refused_as_ssh_keygen_refuses_it(
     ssh-keygen fail while fairvec said "verified" (issue 36)."""
     for name in ("tar.gz", "MANIFEST.json", "MANIFEST.json.sig"):
         shutil.copy(release.folder / f"fairvec-vectors-1.2.0.{name}", tmp_path)
-    archive, copy = tmp_path / release.archive.name, tmp_path / "fairvec-vectors-1.2.0.MANIFEST.json"
+    archive = tmp_path / release.archive.name
+    copy = tmp_path / "fairvec-vectors-1.2.0.MANIFEST.json"
     trusted = release.key.allowed_signers
     ok("release", "verify", archive, "--trusted-key", trusted, capsys=capsys)
     copy.write_bytes(copy.read_bytes().replace(b'"1.2.0"', b'"1.2.1"', 1))
