@@ -7,7 +7,7 @@ the document is, where its public original is, the facts the suite takes from it
 the marker, generated from the specs so that no page can miss what a spec cites: every
 algorithm built from the document with the sections it cites, its summary, every worked
 example (``document: {section, states}``) with the values the document states, the quirks
-(what the document says that the reference reads otherwise) and the public references.
+(where the document needs a reading, and what the reference does) and the public references.
 
     python -m fairvec.source_pages --write   # rewrite the generated part of every page
     python -m fairvec.source_pages --check   # exit 1 when a page is missing or stale
@@ -107,11 +107,17 @@ def _quirks(specs: Sequence[Spec]) -> list[str]:
     quirks = [(spec, quirk) for spec in specs for quirk in spec.quirks]
     if not quirks:
         return []
-    lines = ["### Quirks: what the document says that needs a reading", ""]
+    lines = [
+        "### Quirks: where the document needs a reading",
+        "",
+        "What the reference does (the spec's `quirks`, which also say what the document says "
+        "and why):",
+        "",
+    ]
     for spec, quirk in quirks:
         mark = " *disagrees with the document*" if quirk.get("disagrees_with_document") else ""
-        says = " ".join(quirk["document_says"].split())
-        lines.append(f"- `{spec.id}` `{quirk['id']}`{mark}: {says}")
+        does = " ".join(quirk["reference_does"].split())
+        lines.append(f"- `{spec.id}` `{quirk['id']}`{mark}: {does}")
     return [*lines, ""]
 
 
