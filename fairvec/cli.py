@@ -248,6 +248,13 @@ def _add_analyze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_analyze_command(commands)
 
 
+def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # (start-up: see _add_run)
+    from fairvec.list_command import add_list_command
+
+    add_list_command(commands)
+
+
 def _add_generate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from fairvec.runner.arguments import cpus, positive_int
 
@@ -314,6 +321,7 @@ def _run_generate(arguments: argparse.Namespace) -> int:
 # Each command, in the order the help lists them, by the name it is called by.
 _COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = {
     "generate": _add_generate,
+    "list": _add_list,
     "run": _add_run,
     "report": _add_report,
     "accumulated": _add_accumulated,

@@ -28,10 +28,12 @@ FieldGenerators = dict[str, dict[str, Any]]
 
 
 class Source(TypedDict):
-    """Where an algorithm comes from: the seed document (or research file) and its
-    sections. A vector file carries its spec's, unchanged."""
+    """Where an algorithm comes from: the seed document (or research file), its page in
+    docs/sources/ and its sections. A vector file carries its spec's without the page (the
+    page's name follows from the document's: fairvec.specs.source_page)."""
 
     document: str
+    page: NotRequired[str]  # required in a spec file, absent from a vector file
     sections: list[str]
     references: NotRequired[list[str]]
     upstream: NotRequired[list[str]]

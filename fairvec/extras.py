@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import importlib.metadata
+import json
+import urllib.parse
 from collections.abc import Iterable
 
 from fairvec.errors import FairvecError
@@ -46,9 +49,43 @@ def require(extra: str, module: str, purpose: str) -> None:
     """Refuse ``purpose`` at once when ``module`` of ``extra`` does not import."""
     if not importable(module):
         raise FairvecError(
-            f"{purpose} needs {module}, from the '{extra}' extra: "
-            f"pip install 'fairvec[{extra}]'"
+            f"{purpose} needs {module}, from the '{extra}' extra: {install_hint(extra)}"
         )
+
+
+def install_hint(extra: str) -> str:
+    """How to add ``extra`` where fairvec came from: the clone it was installed from (which
+    the package index's form would not update: issue 36), else the index, with a clone's
+    form beside it for a user who has one."""
+    index = f"pip install 'fairvec[{extra}]'"
+    clone = installed_from_folder()
+    if clone is None:
+        return f"{index} (in a clone of fairvec: pip install '.[{extra}]' at its root)"
+    folder, editable = clone
+    local = f"pip install {'-e ' if editable else ''}'{folder}[{extra}]'"
+    return f"{local} (the clone fairvec was installed from; from the package index: {index})"
+
+
+def installed_from_folder() -> tuple[str, bool] | None:
+    """The folder fairvec was installed from and whether editably, as pip records it
+    (PEP 610, direct_url.json); None for an install from the package index or a wheel."""
+    # every record of fairvec on the path: run from a clone's root, its own fairvec.egg-info
+    # (which has no direct_url.json) comes before the installed one
+    recorded = [
+        dist.read_text("direct_url.json")
+        for dist in importlib.metadata.distributions(name="fairvec")
+    ]
+    try:
+        place = json.loads(next((text for text in recorded if text), "null"))
+    except ValueError:
+        return None
+    if not isinstance(place, dict) or "dir_info" not in place:
+        return None  # an archive or a VCS address: the index's form is the one to give
+    url = urllib.parse.urlparse(str(place.get("url", "")))
+    if url.scheme != "file":
+        return None
+    dir_info = place["dir_info"] if isinstance(place["dir_info"], dict) else {}
+    return urllib.parse.unquote(url.path), bool(dir_info.get("editable"))
 
 
 def missing_for(algorithm: str) -> str | None:

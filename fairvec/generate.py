@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-
         GeneratedSet,
         Quirk,
         QuirkNote,
+        Source,
         SpecCase,
         Tier,
         UpstreamSet,
@@ -106,7 +107,7 @@ def build_vector_file(spec: Spec, data: Path | None) -> VectorFileData:
         "title": spec.title,
         "summary": spec.summary.strip(),
         "spec": where,
-        "source": spec.source,
+        "source": _vector_source(spec),
         "variants": spec.variant_entries,
         "input_schema": spec.inputs,
         "output_schema": spec.outputs,
@@ -187,6 +188,13 @@ def _check_against_reference(spec: Spec, where: str) -> None:
                 f"{where}: steps/{index}/name: fairvec.reference.{spec.family} has no "
                 f"function {step['name']!r} (step names are the reference's function names)"
             )
+
+
+def _vector_source(spec: Spec) -> Source:
+    """The spec's source without its page: the page is for readers of the repository, and
+    leaving it out keeps every vector file (and the suite's digest) as it was before pages
+    existed (its name follows from the document's: fairvec.specs.source_page)."""
+    return cast("Source", {key: value for key, value in spec.source.items() if key != "page"})
 
 
 def _quirk_note(quirk: Quirk) -> QuirkNote:

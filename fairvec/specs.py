@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -390,10 +390,23 @@ def _validate_against_schema(data: Any, where: str) -> None:
         raise FairvecError(f"{where}: {field}: {error.message}")
 
 
+def source_page(document: str) -> str:
+    """The page of a source document in the repository (docs/sources/), which a clone can
+    read although it lacks the document: its file name without folder or extension
+    (``research/bustabit-vx.md`` -> ``docs/sources/bustabit-vx.md``)."""
+    return f"docs/sources/{PurePosixPath(document).stem}.md"
+
+
 def _check_consistency(spec: Spec, where: str, relative: Path) -> None:
     expected_id = f"{relative.parent.as_posix()}.{relative.stem}"
     if spec.id != expected_id:
         raise FairvecError(f"{where}: id: is {spec.id!r} but the file's place says {expected_id!r}")
+    page = source_page(spec.source["document"])
+    if spec.source.get("page") != page:
+        raise FairvecError(
+            f"{where}: source/page: is {spec.source.get('page')!r}; its source's page is {page!r} "
+            '(docs/spec-format.md, "Source pages")'
+        )
     names = list(_set_names(spec))
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:

@@ -1,5 +1,5 @@
 """fairvec analyze: exact distributions checked against independent brute force on
-reduced sizes, the claims page is up to date, the command line and the plot."""
+reduced sizes, the verdicts page is up to date, the command line and the plot."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fairvec.analysis import ALGORITHMS, claims, numbers, outcomes
+from fairvec.analysis import ALGORITHMS, numbers, outcomes, verdicts
 from fairvec.analysis.exact import residue_counts
 from fairvec.cli import main
 from fairvec.reference import battle, casino, nardy, tenhou
@@ -213,34 +213,71 @@ def test_cashout_return_is_the_sum_over_winning_multipliers() -> None:
         assert outcomes.cashout_return(casino.CRASH_EDGE, target) == expected
 
 
-# --- the claims page, the command line, the plot ---------------------------------------------
+# --- the verdicts page, the command line, the plot ---------------------------------------------
 
 
 def test_every_algorithm_has_an_analysis() -> None:
     assert tuple(outcomes.ANALYSES) == ALGORITHMS
 
 
-def test_the_claims_page_is_up_to_date() -> None:
-    """Every row that does not need the video poker solver (`fairvec analyze claims
-    --check` in tox checks those too) is in docs/claims.md exactly as computed now."""
-    committed = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8").splitlines()
-    fresh = claims.render(include_slow=False).splitlines()
+def test_the_verdicts_page_is_up_to_date() -> None:
+    """Every row that does not need the video poker solver (`fairvec analyze verdicts
+    --check` in tox checks those too) is in docs/verdicts.md exactly as computed now."""
+    committed = (ROOT / "docs" / "verdicts.md").read_text(encoding="utf-8").splitlines()
+    fresh = verdicts.render(include_slow=False).splitlines()
     missing = [line for line in fresh if line not in committed]
-    assert not missing, "docs/claims.md is stale: run `fairvec analyze claims --write`"
-    assert {claim.id for claim in claims.CLAIMS if claim.slow} == {
+    assert not missing, "docs/verdicts.md is stale: run `fairvec analyze verdicts --write`"
+    assert {claim.id for claim in verdicts.CLAIMS if claim.slow} == {
         line.split("`")[1] for line in committed if line not in fresh and line.startswith("| `")
     }
 
 
-def test_claims_check_fails_on_a_stale_page(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_verdicts_check_fails_on_a_stale_page(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(claims, "CLAIMS", claims.CLAIMS[:2])
-    page = tmp_path / "claims.md"
-    assert main(["analyze", "claims", "--write", str(page)]) == 0
-    assert main(["analyze", "claims", "--check", str(page)]) == 0
+    monkeypatch.setattr(verdicts, "CLAIMS", verdicts.CLAIMS[:2])
+    page = tmp_path / "verdicts.md"
+    assert main(["analyze", "verdicts", "--write", str(page)]) == 0
+    assert main(["analyze", "verdicts", "--check", str(page)]) == 0
     page.write_text(page.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
-    assert main(["analyze", "claims", "--check", str(page)]) == 1
+    assert main(["analyze", "verdicts", "--check", str(page)]) == 1
     assert "stale" in capsys.readouterr().out
+
+
+def test_the_industry_pay_table_notation_puts_the_full_house_first() -> None:
+    """"9/6" is full house 9, flush 6: the document's dash notation writes it 6-9-... (a
+    user's 9-6-25-50-800 was read as flush 9 and returned 1.007276 for 0.995439)."""
+    from fairvec.analysis import videopoker
+
+    industry = videopoker.parse_pay_table("9/6")
+    assert industry.table == videopoker.parse_pay_table("6-9-25-50-800").table
+    assert (industry.table.pays["full-house"], industry.table.pays["flush"]) == (9, 6)
+    assert "full house 9, flush 6; the industry's 9/6" in industry.notation
+    bonus = videopoker.parse_pay_table("bonus:8/5").table.pays
+    assert (bonus["four-aces"], bonus["full-house"], bonus["flush"]) == (80, 8, 5)
+    assert videopoker.parse_pay_table("tens:6/5").table.pair_event == "tens-or-better"
+
+
+def test_the_old_target_name_still_works_and_says_the_new_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verdicts, "CLAIMS", verdicts.CLAIMS[:1])
+    page = tmp_path / "verdicts.md"
+    assert main(["analyze", "claims", "--write", str(page)]) == 0
+    assert "`analyze claims` is now `analyze verdicts`" in capsys.readouterr().err
+    assert main(["analyze", "verdicts", "--check", str(page)]) == 0
+
+
+def test_claims_names_one_idea() -> None:
+    """"claims" is what a port's hello claims (runner/claims.py); the documents' fairness
+    claims and their verdicts are "verdicts" (issue 36: two modules had the one name)."""
+    package = ROOT / "fairvec"
+    named = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in [*package.rglob("claims.py"), *(ROOT / "runner").rglob("claims.py")]
+        if not path.resolve().is_relative_to((ROOT / "runner").resolve())
+    )
+    assert named == [], f"only runner/claims.py may be named claims: {named}"
+    assert not (ROOT / "docs" / "claims.md").exists()
 
 
 @pytest.mark.parametrize(
@@ -249,10 +286,13 @@ def test_claims_check_fails_on_a_stale_page(tmp_path: Path, capsys: pytest.Captu
         (["analyze", "nope"], "unknown target 'nope'"),
         (["analyze", "casino.mines", "--pins", "3"], "--pins does not apply"),
         (["analyze", "casino.plinko", "--pins", "17"], "--pins is 8 to 16"),
-        (["analyze", "claims"], "exactly one of --write"),
+        (["analyze", "verdicts"], "exactly one of --write"),
         (["analyze", "nardy.rolls", "--cuts", "0", "8"], "--cuts takes two cuts"),
         (["analyze", "videopoker", "--pay-table", "foo"], "--pay-table: cannot read pay table"),
         (["analyze", "videopoker", "--pay-table", "9-6"], "has 2 pays; give 5 or 7"),
+        (["analyze", "videopoker", "--pay-table", "9-6-25-50-800"],
+         "pays the flush 9 and the full house 6: this notation is the document's, flush first. "
+         "For the industry's 9/6 (full house 9, flush 6) write 6-9-25-50-800 or 9/6"),
     ],
 )
 def test_bad_input_is_a_one_line_error(arguments: list[str], message: str,

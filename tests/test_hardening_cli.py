@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from support import FIRE, SPECIAL_KINDS, THREE, check_reports, fairvec, make_special
 
+from fairvec import extras
 from fairvec.errors import FairvecError
 from fairvec.extras import ALGORITHMS_NEEDING
 from fairvec.regular_files import read_regular, write_all_or_none
@@ -339,13 +340,35 @@ def test_analyze_plot_without_matplotlib_is_refused_first(hidden: Any, tmp_path:
 
 
 @pytest.mark.parametrize(
-    "arguments", [["analyze", "claims", "--check"], ["analyze", "videopoker", "--pay-table",
-                                                      "jacks-or-better"]]
+    "arguments", [["analyze", "verdicts", "--check"], ["analyze", "videopoker", "--pay-table",
+                                                        "jacks-or-better"]]
 )  # fmt: skip
 def test_analyze_without_numpy_names_the_extra(hidden: Any, arguments: list[str]) -> None:
     done = hidden(["numpy"], *arguments)
     assert done.returncode == 2 and "'fairvec[analysis]'" in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("installed_from", "advice"),
+    [
+        (None, "pip install '.[release]' at its root"),
+        (("/src/fairvec", True), "pip install -e '/src/fairvec[release]' (the clone"),
+        (("/src/fairvec", False), "pip install '/src/fairvec[release]' (the clone"),
+    ],
+)
+def test_a_missing_extra_names_the_clone_form_too(
+    monkeypatch: pytest.MonkeyPatch, installed_from: tuple[str, bool] | None, advice: str
+) -> None:
+    """In a clone, the package index's form alone (`pip install 'fairvec[release]'`) is the
+    wrong advice: it fetches another fairvec or none (issue 36)."""
+    monkeypatch.setattr(extras, "importable", lambda module: False)
+    monkeypatch.setattr(extras, "installed_from_folder", lambda: installed_from)
+    with pytest.raises(FairvecError) as refused:
+        extras.require("release", "cryptography", "signing")
+    message = str(refused.value)
+    assert advice in message and "pip install 'fairvec[release]'" in message
+    assert "\n" not in message
 
 
 def test_fuzz_without_numpy_leaves_out_or_refuses(hidden: Any) -> None:

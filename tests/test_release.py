@@ -388,6 +388,30 @@ def test_ssh_keygen_accepts_fairvecs_signature_and_fairvec_accepts_ssh_keygens(
         assert "fairvec-vectors 1.0.0" in out and "tool@test" in out
 
 
+def test_an_edited_manifest_copy_is_refused_as_ssh_keygen_refuses_it(
+    tmp_path: Path, release: Release, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The two documented ways to verify agree: ssh-keygen checks the manifest copy beside
+    the archive, fairvec the signature over the archive's own; a copy edited alone made
+    ssh-keygen fail while fairvec said "verified" (issue 36)."""
+    for name in ("tar.gz", "MANIFEST.json", "MANIFEST.json.sig"):
+        shutil.copy(release.folder / f"fairvec-vectors-1.2.0.{name}", tmp_path)
+    archive = tmp_path / release.archive.name
+    copy = tmp_path / "fairvec-vectors-1.2.0.MANIFEST.json"
+    trusted = release.key.allowed_signers
+    ok("release", "verify", archive, "--trusted-key", trusted, capsys=capsys)
+    copy.write_bytes(copy.read_bytes().replace(b'"1.2.0"', b'"1.2.1"', 1))
+    message = fail("release", "verify", archive, "--trusted-key", trusted)
+    assert f"{copy} differs from the archive's MANIFEST.json: ssh-keygen -Y verify" in message
+    if SSH_KEYGEN is not None:  # and ssh-keygen indeed refuses that copy
+        verify = [SSH_KEYGEN, "-Y", "verify", "-f", str(trusted), "-I", "maintainer@test", "-n",
+                  "fairvec-release", "-s", f"{copy}.sig"]  # fmt: skip
+        done = subprocess.run(verify, input=copy.read_bytes(), capture_output=True, timeout=30)
+        assert done.returncode != 0
+    copy.unlink()  # only the archive and its signature: what fairvec checks is the archive's
+    ok("release", "verify", archive, "--trusted-key", trusted, capsys=capsys)
+
+
 @needs_ssh_keygen
 def test_a_signature_for_another_namespace_is_refused(tmp_path: Path, release: Release) -> None:
     assert SSH_KEYGEN is not None

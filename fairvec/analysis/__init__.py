@@ -2,8 +2,8 @@
 
 Distributions are counted, never sampled: every outcome's number of equally likely inputs
 as an integer, every comparison as a fraction. ``numbers`` models the casino's 8-byte
-double, ``outcomes`` holds one analysis per algorithm, ``claims`` turns them into the
-verdicts of docs/claims.md. The analysis may import the reference (it analyses the
+double, ``outcomes`` holds one analysis per algorithm, ``verdicts`` turns them into the
+verdicts of docs/verdicts.md. The analysis may import the reference (it analyses the
 reference's algorithms); neither the reference nor the runner imports it, and building
 the command line imports neither (so ``fairvec run`` never loads the reference).
 """

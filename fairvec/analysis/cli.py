@@ -1,16 +1,20 @@
 """``fairvec analyze``: exact outcome distributions, the video poker return table, and the
-generated claims page.
+generated verdicts page (every fairness claim of the documents, with its exact verdict).
 
     fairvec analyze battle.move                 # any algorithm of outcomes.ANALYSES
     fairvec analyze casino.plinko --pins 12 --plot plinko.png
     fairvec analyze videopoker --pay-table jacks-or-better
-    fairvec analyze claims --write docs/claims.md
-    fairvec analyze claims --check docs/claims.md   # exit 1 when the page is stale
+    fairvec analyze verdicts --write docs/verdicts.md
+    fairvec analyze verdicts --check docs/verdicts.md   # exit 1 when the page is stale
+
+The target was called ``claims`` until issue 36, which gave the word to what a port's hello
+claims (runner/claims.py); ``fairvec analyze claims`` still works, with a note on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from fairvec.analysis import ALGORITHMS
@@ -21,7 +25,8 @@ from fairvec.jsonio import write_atomically
 from fairvec.regular_files import SMALL_FILE_LIMIT, check_not_special, read_regular
 
 EXIT_OK, EXIT_FAILED = 0, 1
-CLAIMS_PAGE = Path("docs/claims.md")
+VERDICTS_PAGE = Path("docs/verdicts.md")
+VERDICTS, OLD_VERDICTS = "verdicts", "claims"  # the target's name, and its name before issue 36
 SHOWN_ROWS = 60  # larger distributions print their most biased outcomes unless --all
 # The options each kind of target takes; anything else given is a usage error.
 DISTRIBUTION_OPTIONS = {
@@ -57,16 +62,16 @@ def _int(text: str) -> int:
 def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     analyze = commands.add_parser(
         "analyze",
-        help="exact outcome distributions, returns and the claims page",
+        help="exact outcome distributions, returns and the verdicts page",
         description="Compute exactly (integers and fractions over every equally likely "
         "input, no sampling) the outcome distribution of an algorithm against the one its "
         "document promises; the video poker return table of a pay table; or the page of "
-        "every fairness claim (docs/claims.md).",
+        "every fairness claim of the documents with its verdict (docs/verdicts.md).",
     )
     analyze.add_argument(
         "target",
         metavar="TARGET",
-        help=f"claims, videopoker, or one of: {', '.join(ALGORITHMS)}",
+        help=f"verdicts, videopoker, or one of: {', '.join(ALGORITHMS)}",
     )
     parameters = analyze.add_argument_group("parameters of some algorithms")
     parameters.add_argument("--pins", type=_int, help="casino.plinko: 8 to 16 (default 16)")
@@ -85,15 +90,17 @@ def add_analyze_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
     parameters.add_argument("--players", type=_int, help="tenhou.shuffle: 3 or 4 (default 4)")
     analyze.add_argument(
         "--pay-table", metavar="NAME|CUSTOM",
-        help="videopoker: jacks-or-better, tens-or-better, bonus-poker, or a custom table",
+        help="videopoker: jacks-or-better, tens-or-better, bonus-poker; the industry's "
+        "FULL-HOUSE/FLUSH (9/6, bonus:8/5, tens:6/5); or the document's dash notation, flush "
+        "first (6-9-25-50-800 is 9/6)",
     )
     analyze.add_argument("--plot", type=Path, metavar="FILE.png",
                          help="also draw the exact distribution against the ideal one")
     analyze.add_argument("--all", action="store_true", help="print every outcome's row")
-    analyze.add_argument("--write", type=Path, nargs="?", const=CLAIMS_PAGE, metavar="FILE",
-                         help=f"claims: write the page (default {CLAIMS_PAGE})")
-    analyze.add_argument("--check", type=Path, nargs="?", const=CLAIMS_PAGE, metavar="FILE",
-                         help=f"claims: exit 1 if the page (default {CLAIMS_PAGE}) is stale")
+    analyze.add_argument("--write", type=Path, nargs="?", const=VERDICTS_PAGE, metavar="FILE",
+                         help=f"verdicts: write the page (default {VERDICTS_PAGE})")
+    analyze.add_argument("--check", type=Path, nargs="?", const=VERDICTS_PAGE, metavar="FILE",
+                         help=f"verdicts: exit 1 if the page (default {VERDICTS_PAGE}) is stale")
     analyze.set_defaults(handler=run_analyze)
 
 
@@ -113,23 +120,27 @@ def refuse_others(arguments: argparse.Namespace, allowed: set[str]) -> None:
 
 
 def run_analyze(arguments: argparse.Namespace) -> int:
-    if arguments.target == "claims":
-        return run_claims(arguments)
+    if arguments.target == OLD_VERDICTS:  # kept working for scripts and CI recipes
+        print(f"fairvec: note: `analyze {OLD_VERDICTS}` is now `analyze {VERDICTS}` (the old "
+              "name will go in a later release)", file=sys.stderr)
+        arguments.target = VERDICTS
+    if arguments.target == VERDICTS:
+        return run_verdicts(arguments)
     if arguments.target == "videopoker":
         return run_videopoker(arguments)
     return run_distribution(arguments)
 
 
-def run_claims(arguments: argparse.Namespace) -> int:
+def run_verdicts(arguments: argparse.Namespace) -> int:
     refuse_others(arguments, {"write", "check"})
     if (arguments.write is None) == (arguments.check is None):
-        raise FairvecError("analyze claims: give exactly one of --write [FILE] or --check [FILE]")
-    require("analysis", "numpy", "analyze claims (the video poker rows)")
+        raise FairvecError("analyze verdicts: give exactly one of --write [FILE] or --check [FILE]")
+    require("analysis", "numpy", "analyze verdicts (the video poker rows)")
     if arguments.write is not None:
-        check_not_special(arguments.write, "analyze claims --write")
+        check_not_special(arguments.write, "analyze verdicts --write")
     # imports the reference (90 ms): building the command line must not (the analysis'
     # __init__; tests/test_runner.py builds every command's parser)
-    from fairvec.analysis.claims import render
+    from fairvec.analysis.verdicts import render
 
     text = render()
     if arguments.write is not None:
@@ -138,12 +149,12 @@ def run_claims(arguments: argparse.Namespace) -> int:
         return EXIT_OK
     path: Path = arguments.check
     if not path.exists():
-        raise FairvecError(f"{path}: no claims page there; "
-                           "run `fairvec analyze claims --write` to create it")
-    committed = read_regular(path, "the claims page", SMALL_FILE_LIMIT).decode(
+        raise FairvecError(f"{path}: no verdicts page there; "
+                           "run `fairvec analyze verdicts --write` to create it")
+    committed = read_regular(path, "the verdicts page", SMALL_FILE_LIMIT).decode(
         "utf-8", "replace")  # any bad byte makes it stale, which says what to do
     if committed != text:
-        print(f"{path} is stale: run `fairvec analyze claims --write {path}` and commit it")
+        print(f"{path} is stale: run `fairvec analyze verdicts --write {path}` and commit it")
         return EXIT_FAILED
     print(f"{path} is up to date")
     return EXIT_OK
@@ -172,12 +183,12 @@ def check_plot_path(path: Path) -> None:
 
 
 def run_distribution(arguments: argparse.Namespace) -> int:
-    # imports the reference (100 ms): building the command line must not (see run_claims)
+    # imports the reference (100 ms): building the command line must not (see run_verdicts)
     from fairvec.analysis.outcomes import ANALYSES, Options
 
     analysis = ANALYSES.get(arguments.target)
     if analysis is None:
-        raise FairvecError(f"analyze: unknown target {arguments.target!r}; it is claims, "
+        raise FairvecError(f"analyze: unknown target {arguments.target!r}; it is verdicts, "
                            f"videopoker or one of {', '.join(ANALYSES)}")
     allowed = DISTRIBUTION_OPTIONS.get(arguments.target, set())
     refuse_others(arguments, allowed | {"plot", "all"})
@@ -192,7 +203,7 @@ def run_distribution(arguments: argparse.Namespace) -> int:
     distribution = analysis(Options(**chosen))
     print(render_distribution(distribution, SHOWN_ROWS if not arguments.all else None), end="")
     if arguments.plot is not None:
-        from fairvec.analysis.plot import plot  # imports the reference (see run_claims)
+        from fairvec.analysis.plot import plot  # imports the reference (see run_verdicts)
 
         plot(arguments.target, distribution, Options(**chosen), arguments.plot)
         print(f"plot: {arguments.plot}")

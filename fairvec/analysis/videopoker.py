@@ -12,7 +12,7 @@ counts divided by 12 (their common factor for all three of its tables): the tota
 The analysis is the reference's, [videopoker.analysis]: reference/videopoker.py reads the
 pay tables and turns counts into rows (parse_pay_table, table_analysis), and its NumPy core
 reference/_videopoker_solver.py counts (how it is fast is told there). This module is its
-face for ``fairvec analyze`` and the claims page: the same names, and the document's layout
+face for ``fairvec analyze`` and the verdicts page: the same names, and the document's layout
 (render_table). It needs NumPy, the optional extra ``fairvec[analysis]``.
 
 Public: PAY_TABLES, parse_pay_table, analyze, render_table, hold_pay_sums (the per-deal
@@ -22,6 +22,7 @@ values, which tests compare with the readable reference ``videopoker.best_hold``
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -68,12 +69,71 @@ class PayTable:
         return list(self.table.pays.items())
 
 
+# The industry's short name of a table, "9/6": full house 9, flush 6 (the full house first,
+# the reverse of the document's dash notation), the other pays those of the game's common
+# full-pay table, written here in the document's notation after the flush and full house.
+INDUSTRY = re.compile(r"(?:(jacks|tens|bonus):)?([0-9]{1,3})/([0-9]{1,3})")
+FULL_PAY_REST = {
+    "jacks": ("", "25-50-800"),  # 9/6 Jacks or Better: 0.995439
+    "tens": ("tens:", "25-50-800"),  # 6/5 Tens or Better
+    "bonus": ("", "25-40-80-50-800"),  # 8/5 Bonus Poker: four 5s-Ks 25, 2s-4s 40, aces 80
+}
+INDUSTRY_HELP = (
+    "or the industry's FULL-HOUSE/FLUSH (9/6: full house 9, flush 6, the rest of the "
+    "full-pay table; bonus:8/5 and tens:6/5 for the other games)"
+)
+
+
 def parse_pay_table(text: str) -> PayTable:
-    """A table by name, or in the document's notation (see FORMAT_HELP); ValueError if not."""
+    """A table by name, in the industry's notation (9/6: full house first), or in the
+    document's (see FORMAT_HELP: flush first); ValueError if none, or if the document's
+    notation pays the flush more than the full house, which is the industry's order
+    written with dashes (issue 36: 9-6-25-50-800 read as flush 9 returned 1.007276)."""
     if text in PAY_TABLES:
         return PAY_TABLES[text]
-    notation, table = reference.parse_pay_table(text)
-    return PayTable(name=text.strip(), notation=notation, table=table)
+    industry = INDUSTRY.fullmatch(text.strip())
+    if industry is not None:
+        return _industry_table(text.strip(), industry)
+    try:
+        notation, table = reference.parse_pay_table(text)
+    except ValueError as error:
+        unreadable = str(error).startswith("cannot read")
+        raise ValueError(f"{error}, {INDUSTRY_HELP}" if unreadable else str(error)) from None
+    _refuse_flush_over_full_house(notation, table)
+    return PayTable(name=notation, notation=_spelled_out(notation, table), table=table)
+
+
+def _industry_table(text: str, found: re.Match[str]) -> PayTable:
+    prefix, rest = FULL_PAY_REST[found.group(1) or "jacks"]
+    full_house, flush = found.group(2), found.group(3)
+    notation, table = reference.parse_pay_table(f"{prefix}{flush}-{full_house}-{rest}")
+    return PayTable(name=text, notation=_spelled_out(notation, table), table=table)
+
+
+def _refuse_flush_over_full_house(notation: str, table: ReferencePayTable) -> None:
+    pays = table.pays
+    if len(notation.removeprefix("tens:").split("-")) in (5, 7) and (
+        pays["flush"] > pays["full-house"]
+    ):
+        flush, full_house = pays["flush"], pays["full-house"]
+        prefix = "tens:" if notation.startswith("tens:") else ""
+        rest = notation.removeprefix(prefix).split("-")[2:]
+        swapped = prefix + "-".join([str(full_house), str(flush), *rest])
+        raise ValueError(
+            f"{notation} pays the flush {flush} and the full house {full_house}: this "
+            f"notation is the document's, flush first. For the industry's {flush}/{full_house} "
+            f"(full house {flush}, flush {full_house}) write {swapped} or {flush}/{full_house}; to "
+            "analyse a table paying the flush more, write every pay from the pair up "
+            "(1-2-3-4-FLUSH-FULLHOUSE-...)"
+        )
+
+
+def _spelled_out(notation: str, table: ReferencePayTable) -> str:
+    """The notation and what it means, so no table is read in the wrong order."""
+    pays = table.pays
+    full_house, flush = pays["full-house"], pays["flush"]
+    industry = f"{full_house}/{flush}"
+    return f"{notation}: full house {full_house}, flush {flush}; the industry's {industry}"
 
 
 PAY_TABLES: dict[str, PayTable] = {

@@ -26,6 +26,14 @@ def manifest_copy_name(version: str) -> str:
     return f"{ARCHIVE_PREFIX}{version}.{MANIFEST}"
 
 
+def manifest_copy_path(archive: Path) -> Path | None:
+    """The manifest copy beside ``archive`` (fairvec-vectors-X.Y.Z.MANIFEST.json), or None
+    when the archive is not named as a release is."""
+    if not (archive.name.startswith(ARCHIVE_PREFIX) and archive.name.endswith(".tar.gz")):
+        return None
+    return archive.with_name(f"{archive.name.removesuffix('.tar.gz')}.{MANIFEST}")
+
+
 def signature_path(archive: Path, suffix: str) -> Path:
     """Where the detached signature of ``archive``'s manifest lives by default."""
     stem = archive.name.removesuffix(".tar.gz")

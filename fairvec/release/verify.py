@@ -34,7 +34,7 @@ from typing import IO, cast
 from fairvec.errors import FairvecError
 from fairvec.regular_files import RELEASE_ARCHIVE_LIMIT, read_regular
 from fairvec.release import minisig, sshsig
-from fairvec.release.files import ARCHIVE_PREFIX, MANIFEST, signature_path
+from fairvec.release.files import ARCHIVE_PREFIX, MANIFEST, manifest_copy_path, signature_path
 from fairvec.release.keys import TrustedKey, load_trusted_key
 from fairvec.release.manifest import MEMBER_NAME, Entry, Manifest, parse_manifest, parse_version
 from fairvec.release.refusals import ReleaseRefused, require_release_extra
@@ -142,6 +142,7 @@ def open_suite(
         )
         manifest = parse_manifest(data, where)
         _check_suite_digest(staging, manifest, where)
+        _check_manifest_copy(archive, data, where)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -149,6 +150,24 @@ def open_suite(
         return VerifiedSuite(staging, manifest, data, signer)
     os.replace(staging, extract_to)
     return VerifiedSuite(extract_to, manifest, data, signer, temporary=False)
+
+
+def _check_manifest_copy(archive: Path, manifest: bytes, where: str) -> None:
+    """The manifest copy beside the archive, when there is one, must be the archive's own
+    MANIFEST.json byte for byte: it is the file `ssh-keygen -Y verify` and `minisign -V`
+    check (docs/releases.md), and fairvec checks the signature over the archive's. A copy
+    edited alone made ssh-keygen fail while fairvec said "verified" (issue 36); now the two
+    ways agree. No copy (only the archive and its signature downloaded) is fine."""
+    copy = manifest_copy_path(archive)
+    if copy is None or not os.path.lexists(copy):
+        return
+    if read_regular(copy, "a release manifest copy", MANIFEST_LIMIT) != manifest:
+        raise ReleaseRefused(
+            where,
+            f"{copy} differs from the archive's MANIFEST.json: ssh-keygen -Y verify and "
+            "minisign -V check that copy and would fail; restore it from the archive "
+            "(tar -xzOf ARCHIVE MANIFEST.json) or download it again",
+        )
 
 
 def _archive_bytes(archive: Path) -> bytes:
