@@ -265,13 +265,13 @@ def closing_line(summary: dict[str, int]) -> str:
     marks = []
     if summary["known_failures"]:
         marks.append(
-            f"{summary['known_failures']} of the failed or errors are known failures "
-            "(listed: they do not fail the run)"
+            f"{summary['known_failures']} known failure(s) among them, listed: not failing "
+            "the run"
         )
     if summary["unexpected_passes"]:
         marks.append(
-            f"{summary['unexpected_passes']} of the passed are unexpected passes "
-            "(listed as known failures: they fail the run)"
+            f"{summary['unexpected_passes']} unexpected pass(es), listed as known failures: "
+            "failing the run"
         )
     return line + "".join(f"; {mark}" for mark in marks)
 

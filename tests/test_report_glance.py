@@ -67,11 +67,12 @@ def test_the_closing_line_names_known_failures_and_unexpected_passes() -> None:
     assert plain == "2 passed, 1 failed, 0 errors, 0 skipped"
     known = closing_line(counts(_tally(["pass", "fail", "error"], known=2)))
     assert known == (
-        "1 passed, 1 failed, 1 errors, 0 skipped; 2 of the failed or errors are known "
-        "failures (listed: they do not fail the run)"
+        "1 passed, 1 failed, 1 errors, 0 skipped; 2 known failure(s) among them, listed: "
+        "not failing the run"
     )
     unexpected = closing_line(counts(_tally(["pass", "pass", "fail"], known=1, unexpected=1)))
     assert unexpected.endswith(
-        "; 1 of the failed or errors are known failures (listed: they do not fail the run); "
-        "1 of the passed are unexpected passes (listed as known failures: they fail the run)"
+        "; 1 known failure(s) among them, listed: not failing the run; 1 unexpected pass(es), "
+        "listed as known failures: failing the run"
     )
+
