@@ -6,7 +6,9 @@ A test module plugs the port in by defining a function named ``fairvec_port``::
         ...  # the output object; raise an exception with a ``code`` to reject the input
 
 and the plugin collects one test per selected vector under it, named by the vector's id,
-judged by the runner's own rules (fairvec.runner.compare.judge). docs/pytest-plugin.md is
+judged by the runner's own rules (fairvec.runner.compare.judge); then, as ``fairvec run``
+does, one per accumulated vector of the selected tier, its stream's answers digested and
+compared block by block (so both run, count and digest the same vectors). docs/pytest-plugin.md is
 the user's guide.
 
 The plugin is loaded by its ``pytest11`` entry point into every pytest run, fairvec's own
@@ -27,14 +29,15 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from fairvec import __version__  # the package is loaded already: costs nothing
 
 if TYPE_CHECKING:  # plugin load (see below): types only
-    from fairvec.data_model import Vector
+    from fairvec.data_model import Shown, Vector
+    from fairvec.runner.accumulated_run import Accumulated
 
 # fairvec's other modules are imported in the functions that use them ("# plugin load"):
 # loaded into every pytest run, the plugin imports none of them until a port is collected
@@ -46,7 +49,8 @@ SHOWN_VALUE = 1000  # characters of an input, expected or got shown on a failure
 SHOWN_DIFF_LINES = 40  # lines of the expected/got diff shown on a failure
 # The command-line options; any of them asks for the vectors, so a run that gives one
 # and collects no port is a usage error rather than a silent green run.
-OPTIONS = ("algorithm", "tag", "vectors", "suite", "trusted_key", "min_version")
+OPTIONS = ("algorithm", "tag", "tier", "vectors", "suite", "trusted_key", "min_version")
+TIERS = ("default", "full", "none")  # of the accumulated vectors, as fairvec run's --tier
 DOCS = "docs/pytest-plugin.md"
 
 Port = Callable[[str, dict[str, Any], str | None], Any]
@@ -64,7 +68,7 @@ class Rejected(Exception):
 class VectorFailed(Exception):
     """The port's answer does not match the vector; carries what the failure shows."""
 
-    def __init__(self, message: str, vector: Vector, got: Any) -> None:
+    def __init__(self, message: str, vector: Shown, got: Any) -> None:
         super().__init__(message)
         self.message = message
         self.vector = vector
@@ -84,6 +88,12 @@ class Selected:
 class Selection:
     vectors: list[Selected]
     source: str  # where they came from, for the summary line
+    # the accumulated vectors selected (docs/accumulated.md), run after the fixed ones
+    accumulated: tuple[Accumulated, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.vectors) + len(self.accumulated)
 
 
 _SELECTION = pytest.StashKey[Selection]()
@@ -112,6 +122,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="only vectors carrying one of these tags (e.g. document-example); repeatable",
     )
     group.addoption(
+        "--fairvec-tier",
+        choices=TIERS,
+        metavar="TIER",
+        help="accumulated vectors, as fairvec run's --tier: default (10,000 cases each, the "
+        "default), full (where committed) or none",
+    )
+    group.addoption(
         "--fairvec-vectors", metavar="DIR", help="a vectors folder (default: the installed suite)"
     )
     group.addoption(
@@ -129,6 +146,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("fairvec_algorithm", "fairvec: algorithm globs run", type="linelist")
     parser.addini("fairvec_tag", "fairvec: only vectors with one of these tags", type="linelist")
+    parser.addini("fairvec_tier", "fairvec: accumulated vectors' tier (default, full, none)")
     parser.addini("fairvec_vectors", "fairvec: a vectors folder (relative to the ini file)")
     parser.addini("fairvec_suite", "fairvec: a signed release archive (relative to the ini file)")
     parser.addini("fairvec_trusted_key", "fairvec: the release's trusted key")
@@ -164,10 +182,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     from fairvec.vectorfiles import vectors_digest  # plugin load (see the top)
 
-    digest = vectors_digest([selected.vector for selected in selection.vectors])
+    # as fairvec run digests them: the fixed vectors, then the accumulated ones
+    shown = [selected.vector for selected in selection.vectors]
+    digest = vectors_digest([*shown, *(one.vector for one in selection.accumulated)])
+    accumulated = f" ({len(selection.accumulated)} accumulated)" if selection.accumulated else ""
     terminalreporter.write_line(
-        f"fairvec {__version__}: {len(selection.vectors)} vectors from {selection.source}, "
-        f"vectors {digest}"
+        f"fairvec {__version__}: {selection.count} vectors{accumulated} from "
+        f"{selection.source}, vectors {digest}"
     )
 
 
@@ -190,6 +211,10 @@ class VectorSuite(pytest.Collector):
             # -k also matches the algorithm and the tags: -k document-example
             item.extra_keyword_matches.update([selected.algorithm, *selected.vector["tags"]])
             yield item
+        for chosen in _selection(self.config).accumulated:
+            streamed = AccumulatedItem.from_parent(self, name=chosen.id, chosen=chosen, port=port)
+            streamed.extra_keyword_matches.update([chosen.algorithm, *chosen.entry["tags"]])
+            yield streamed
 
     def repr_failure(  # type: ignore[override]  # a one-line message, not a traceback
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -247,12 +272,26 @@ def _read_selection(config: pytest.Config) -> Selection:
         for vector in file.vectors
         if not tags or tags & set(vector["tags"])
     ]
-    if not vectors:
+    accumulated = _accumulated(config, files, tags)
+    if not (vectors or accumulated):
         raise FairvecError(
             f"{root}: no vector matches the selection (check --fairvec-algorithm "
             f"{' '.join(globs) or '(any)'} and --fairvec-tag {' '.join(sorted(tags)) or '(any)'})"
         )
-    return Selection(vectors, source)
+    return Selection(vectors, source, tuple(accumulated))
+
+
+def _accumulated(config: pytest.Config, files: list[Any], tags: set[str]) -> list[Accumulated]:
+    """The accumulated vectors of the files read, chosen as fairvec run chooses them for
+    the same --tier (default: the default tier) and tags, so that both run, and digest,
+    the same vectors."""
+    from fairvec.errors import FairvecError
+    from fairvec.runner.accumulated_run import select_for_run  # plugin load (see the top)
+
+    tier = _setting(config, "tier") or "default"
+    if tier not in TIERS:  # (the command line's choices are checked by pytest; the ini's here)
+        raise FairvecError(f"fairvec_tier = {tier}: give one of {', '.join(TIERS)}")
+    return select_for_run(files, keywords=(), tags=sorted(tags), excluded_tags=(), tier=tier)
 
 
 def _vectors_root(config: pytest.Config) -> tuple[Path, str]:
@@ -326,6 +365,77 @@ class VectorItem(pytest.Item):
             pytest.skip(result.message)
         if result.status != "pass":
             raise VectorFailed(result.message, vector, result.got)
+
+    def repr_failure(  # type: ignore[override]  # text for ours, pytest's for the port's own
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str:
+        if isinstance(excinfo.value, VectorFailed):
+            return describe_failure(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{PORT_NAME}: {self.name}"
+
+
+class AccumulatedItem(pytest.Item):
+    """One accumulated vector (docs/accumulated.md): every case of its stream asked of the
+    port in turn, the answers digested as fairvec run digests an adapter's, and the
+    digest after each block compared with the vector's checkpoints."""
+
+    def __init__(self, *, chosen: Accumulated, port: Port, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.chosen = chosen
+        self.port = port
+
+    def runtest(self) -> None:
+        __tracebackhide__ = True
+        from fairvec import accumulated_digest  # plugin load (see the top)
+        from fairvec.runner.accumulated_run import collect
+
+        chosen = self.chosen
+        expected = chosen.entry["expected"]
+        stream = chosen.entry["stream"]
+        total = accumulated_digest.Accumulator(chosen.block)
+        inputs = accumulated_digest.cases(stream["seed"], stream["input"])
+        for index in range(chosen.count):
+            case = self._case(index, next(inputs))
+            result = collect(case, chosen.algorithm, {}, ask(self.port, chosen.algorithm, case))
+            if result.status == "skip":
+                pytest.skip(f"case {index}: the port answered unsupported")
+            try:
+                total.add(result.got)
+            except (ValueError, TypeError) as error:  # a NaN in an error's code, say
+                raise VectorFailed(f"the answer is not JSON: {error}", case, result.got) from None
+            block = len(total.checkpoints)
+            if (
+                total.count % chosen.block == 0
+                and total.checkpoints[-1] != expected["checkpoints"][block - 1]
+            ):
+                raise VectorFailed(self._differs(block), chosen.vector, total.checkpoints[-1])
+        if total.digest != expected["digest"]:  # a last, partial block
+            raise VectorFailed(self._differs(chosen.blocks), chosen.vector, total.digest)
+
+    def _case(self, index: int, inputs: dict[str, Any]) -> Vector:
+        """A case as a vector, for ask() and a failure's text: it has no expectation of
+        its own (only the stream's digest has one)."""
+        chosen = self.chosen
+        case = {
+            "id": f"{chosen.id}#{index}",
+            "variant": chosen.variant,
+            "input": inputs,
+            "expected": "(none of its own: the stream's digest is checked)",
+            "tags": chosen.entry["tags"],
+        }
+        return cast("Vector", case)
+
+    def _differs(self, block: int) -> str:
+        chosen = self.chosen
+        first, last = (block - 1) * chosen.block, min(block * chosen.block, chosen.count) - 1
+        return (
+            f"the digest differs from block {block} of {chosen.blocks} on (cases {first} to "
+            f"{last}); the expected answers of that block: fairvec accumulated records "
+            f"{chosen.id} --block {block}"
+        )
 
     def repr_failure(  # type: ignore[override]  # text for ours, pytest's for the port's own
         self, excinfo: pytest.ExceptionInfo[BaseException]

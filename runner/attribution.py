@@ -196,17 +196,19 @@ class Attribution:
 
     def end_heads(self, heads: list[Flight], results: list[Result]) -> None:
         """The first len(heads) requests in flight were answered in turn with these
-        results, now (their seconds set here). The caller hands them on."""
+        results, now (their seconds set here). The caller hands them on. Only the first
+        was the head until now: each of the others became the head as the one before it
+        was answered, in this same read, so its time is none of the time it spent queued
+        (docs/adapter-protocol.md, Timeouts)."""
         now = self._clock()
         inflight, by_id, ended = self.inflight, self._by_id, self._ended
         for head, result in zip(heads, results, strict=True):
             inflight.popleft()
             del by_id[head.id]
             result.seconds = now - head.head_since
-            head.head_since = now
             ended[head.id] = result
-        if inflight:
-            inflight[0].head_since = now
+            if inflight:  # the next one is the head from now on
+                inflight[0].head_since = now
         if self._stderr_answered:  # (they ended: what came on stderr no longer matters)
             for result in results:
                 self._stderr_answered.discard(result.id)

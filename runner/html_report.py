@@ -1,11 +1,14 @@
 """``fairvec report --html FILE REPORT.json...``: one self-contained page from run reports.
 
-A matrix of algorithms (rows) by adapter run (columns), each cell the run's pass, fail,
-error, skip and not-run counts, coloured by the worst of them, linking to that cell's
-failures; each failure is a <details> element holding its input, expected, got and first
-difference. No script at all (<details> and links need none), no external asset, and a
-Content-Security-Policy that forbids both, so even a page an escaping bug had broken could
-not run code or reach the network.
+First a matrix of algorithms (rows) by adapter run (columns, told apart where one port
+ran several ways), each run's verdict above, each cell the run's pass, fail, error, skip
+and not-run counts, coloured by the worst of them, linking to that cell's failures; then
+what fails a run; then the runs; last the known failures, folded (a port may list hundreds:
+listed first, they once pushed the matrix 5,000 pixels down). Each failure is a <details>
+element holding its tags, input, expected, got and first difference. No script at all
+(<details> and links need none), no external asset, and a Content-Security-Policy that
+forbids both, so even a page an escaping bug had broken could not run code or reach the
+network.
 
 Everything a report holds may come from a hostile adapter: every string is stripped of
 terminal escapes and control characters (report.printable), cut to a stated size, then
@@ -19,6 +22,7 @@ import argparse
 import html
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -179,10 +183,13 @@ td.cell a { color: inherit; }
 td.pass { background: #cfeccf; } td.skip, td.absent { background: #ececec; color: #555; }
 td.fail, td.error, td.not-run, td.unexpected { background: #f6c4c4; }
 td.known { background: #fbe3b0; }
+td.verdict { text-align: center; font-weight: bold; } td.verdict a { color: inherit; }
+th small { font-weight: normal; overflow-wrap: anywhere; }
 .runs td { font-size: .9em; max-width: 28em; overflow-wrap: anywhere; }
 .warning { color: #8a4b00; }
 details { margin: .25em 0; border-left: 4px solid #d66; padding-left: .5em; }
 details.known { border-color: #d9a400; }
+details.known-entries, details.known-failures { border-color: #d9a400; }
 summary { cursor: pointer; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 dl { margin: .4em 0 .8em; } dt { font-weight: bold; margin-top: .3em; }
 dd { margin-left: 1em; }
@@ -205,9 +212,12 @@ def render(runs: list[Run], suite: Suite) -> str:
             "<title>fairvec report</title>",
             f"<style>{STYLE}</style></head><body>",
             "<h1>fairvec report</h1>",
-            _runs_table(runs, suite),
+            # what a CI owner looks for first: the matrix and what fails the runs; then
+            # who ran what, and the known failures, folded (a port may list hundreds)
             _matrix(runs, algorithms),
             _failures(runs, algorithms, suite),
+            _runs_table(runs, suite),
+            _known_failures(runs, algorithms, suite),
             "</body></html>",
             "",
         ]
@@ -231,15 +241,16 @@ def _runs_table(runs: list[Run], suite: Suite) -> str:
                 "whose vectors are not exactly the ones this run used</div>"
             )
         )
+        verdict, css = _verdict(data)
         rows.append(
-            f"<tr><td>{number}</td><td>{_adapter(run)}</td>"
+            f'<tr id="run{number}"><td>{number}</td><td>{_adapter(run)}'
+            f"<br><code>{_text(_command(data))}</code></td>"
             f"<td>{_text(run.path.name)}</td>"
             f"<td>{_suite(data)}</td>"
             f"<td>{_text(data['started_at'])}, {data['duration_seconds']:g}s, "
-            f"{data['restarts']} restart(s)</td>"
-            f'<td class="{"pass" if data["success"] else "fail"}">'
-            f"{'success' if data['success'] else 'FAILED'}: {summary['pass']} of "
-            f"{summary['total']} passed{_known_entries(data)}{warnings}{note}</td></tr>"
+            f"{data['restarts']} restart(s){_selection_line(data)}</td>"
+            f'<td class="{css}">{verdict}: {summary["pass"]} of {summary["total"]} passed'
+            f"{_marks(summary)}{_known_entries(data)}{warnings}{note}</td></tr>"
         )
     return (
         '<h2>Runs</h2><table class="runs"><thead><tr><th>#</th><th>adapter</th><th>report</th>'
@@ -265,17 +276,56 @@ def _suite(data: dict[str, Any]) -> str:
     )
 
 
-def _known_entries(data: dict[str, Any]) -> str:
-    """The --known-failures entries with their reasons and what became of them."""
-    lines = []
-    for known in data["attestation"]["known_failures"]:
-        reason = f" # {_text(known['reason'])}" if known["reason"] else " (no reason given)"
-        lines.append(
-            f'<div class="known-entry">known failure <code>{_text(known["entry"])}</code>'
-            f"{reason}: {known['still_failing']} still fail, {known['passing']} pass, "
-            f"{known['not_checked']} not checked</div>"
+def _verdict(data: dict[str, Any]) -> tuple[str, str]:
+    """The run's verdict and its colour: a run green only because its failures are all
+    listed as known says so, in the known failures' colour (it passes, with debts)."""
+    if not data["success"]:
+        return "FAILED", "fail"
+    known = data["summary"]["known_failures"]
+    if known:
+        return f"success with {known} known failure(s)", "known"
+    return "success", "pass"
+
+
+def _marks(summary: dict[str, Any]) -> str:
+    """What the counts alone do not say: known failures (counted as failed, yet the run
+    passes) and unexpected passes (counted as passed, yet the run fails)."""
+    marks = []
+    if summary["known_failures"]:
+        marks.append(f"{summary['known_failures']} known failure(s) (listed: not failing the run)")
+    if summary["unexpected_passes"]:
+        marks.append(
+            f"{summary['unexpected_passes']} unexpected pass(es) (listed as known failures: "
+            "failing the run)"
         )
-    return "".join(lines)
+    return "".join(f"<br>{mark}" for mark in marks)
+
+
+def _known_entries(data: dict[str, Any]) -> str:
+    """The --known-failures entries with their reasons and what became of them: folded,
+    as a port may list hundreds (an entry a vector), except those with vectors that pass
+    now (the list wants them removed)."""
+    entries = data["attestation"]["known_failures"]
+    if not entries:
+        return ""
+    lines = [_known_entry(known) for known in entries]
+    passing = [line for line, known in zip(lines, entries, strict=True) if known["passing"]]
+    still = sum(known["still_failing"] for known in entries)
+    plural = "entry" if len(entries) == 1 else "entries"
+    return (
+        "".join(passing) + f'<details class="known-entries"><summary>{len(entries)} '
+        f"known-failure {plural}: {still} still fail, "
+        f"{sum(known['passing'] for known in entries)} pass</summary>{''.join(lines)}</details>"
+    )
+
+
+def _known_entry(known: dict[str, Any]) -> str:
+    reason = f" # {_text(known['reason'])}" if known["reason"] else " (no reason given)"
+    return (
+        f'<div class="known-entry">known failure <code>{_text(known["entry"])}</code>'
+        f"{reason}: {known['still_failing']} still fail, {known['passing']} pass, "
+        f"{known['not_checked']} not checked</div>"
+    )
 
 
 def _adapter(run: Run) -> str:
@@ -283,25 +333,82 @@ def _adapter(run: Run) -> str:
     return f"{_text(adapter['name'])} {_text(adapter['version'])}"
 
 
+def _command(data: dict[str, Any]) -> str:
+    return " ".join(data["adapter"]["command"])
+
+
+def _selection_flags(data: dict[str, Any]) -> list[str]:
+    """The run's selection as the options that made it (``--exclude-tag slow``)."""
+    selection = data["attestation"]["selection"]
+    flags = {"algorithm": "--algorithm", "keyword": "-k", "tag": "--tag"}
+    flags["exclude_tag"] = "--exclude-tag"
+    return [f"{flags[key]} {value}" for key in flags for value in selection[key]]
+
+
+def _selection_line(data: dict[str, Any]) -> str:
+    flags = _selection_flags(data)
+    return f"<br>selected by <code>{_text(' '.join(flags))}</code>" if flags else ""
+
+
+def _telling_apart(run: Run, runs: list[Run]) -> list[str]:
+    """What tells this run from the others of the same adapter name and version (one port
+    run three ways read "php-casino-engine 0.1" three times): the words of its command
+    and the selection options that differ, whether it had known failures listed, and
+    when it started. Nothing for an adapter run once."""
+    data = run.data
+    same = [other.data for other in runs if _named(other.data) == _named(data)]
+    if len(same) < 2:
+        return []
+    parts = []
+    commands = [other["adapter"]["command"] for other in same]
+    if any(command != data["adapter"]["command"] for command in commands):
+        common = set.intersection(*(set(command) for command in commands))
+        differing = [word for word in data["adapter"]["command"] if word not in common]
+        parts.append(" ".join(differing) or _command(data))
+    selections = [_selection_flags(other) for other in same]
+    if any(flags != _selection_flags(data) for flags in selections):
+        common = set.intersection(*(set(flags) for flags in selections))
+        differing = [flag for flag in _selection_flags(data) if flag not in common]
+        parts.append(" ".join(differing) or "no other filter")
+    listed = [len(other["attestation"]["known_failures"]) for other in same]
+    if len(set(listed)) > 1:
+        entries = len(data["attestation"]["known_failures"])
+        parts.append(f"{entries} known-failure entries" if entries else "no known failures listed")
+    parts.append(f"started {data['started_at'][:19].replace('T', ' ')}")
+    return parts
+
+
+def _named(data: dict[str, Any]) -> tuple[str, str]:
+    return data["adapter"]["name"], data["adapter"]["version"]
+
+
 def _matrix(runs: list[Run], algorithms: list[str]) -> str:
     heads = "".join(
-        f'<th scope="col">{_adapter(run)}<br><small>#{number}</small></th>'
+        f'<th scope="col">{_adapter(run)}<br><small><a href="#run{number}">#{number}</a> '
+        f"{_text(run.path.name)}</small>"
+        + "".join(f"<br><small>{_text(part, 80)}</small>" for part in _telling_apart(run, runs))
+        + "</th>"
         for number, run in enumerate(runs, 1)
     )
     rows = []
     for algorithm in algorithms:
         cells = "".join(
             _cell(
-                _anchor(number, algorithms, algorithm),
+                _anchors(number, algorithms, algorithm),
                 [r for r in run.results if r["algorithm"] == algorithm],
                 run.data["attestation"]["algorithms"].get(algorithm),
             )
             for number, run in enumerate(runs, 1)
         )
         rows.append(f'<tr><th scope="row" class="algorithm">{_text(algorithm)}</th>{cells}</tr>')
+    verdicts = "".join(
+        f'<td class="verdict {css}"><a href="#run{number}">{verdict}</a></td>'
+        for number, (verdict, css) in enumerate(map(_verdict, (run.data for run in runs)), 1)
+    )
     return (
         '<h2>Algorithms by adapter</h2><table class="matrix"><thead><tr><th>algorithm</th>'
-        f"{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'{heads}</tr><tr><th scope="row" class="algorithm">verdict</th>{verdicts}</tr>'
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -325,9 +432,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 16 else f"{text[:6]}...{text[-4:]}"
 
 
-def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] | None) -> str:
+def _cell(
+    anchors: tuple[str, str], results: list[dict[str, Any]], attested: dict[str, Any] | None
+) -> str:
     """A run's counts for one algorithm; an empty cell says whether the algorithm was left
-    out by the selection or is not in the suite that run used."""
+    out by the selection or is not in the suite that run used. A cell with unexpected
+    results links to them; one whose failures are all known, to those (folded below)."""
     if not results:
         absent = "not selected" if attested is not None else "not in this suite"
         return f'<td class="cell absent">{absent}</td>'
@@ -343,8 +453,11 @@ def _cell(anchor: str, results: list[dict[str, Any]], attested: dict[str, Any] |
     if unexpected:
         lines.append(f"{unexpected} unexpected pass")
     text = "<br>".join(lines)
-    if any(_shown_as_failure(result) for result in results):
-        text = f'<a href="#{anchor}">{text}</a>'
+    unexpected_anchor, known_anchor = anchors
+    if any(_unexpected(result) for result in results):
+        text = f'<a href="#{unexpected_anchor}">{text}</a>'
+    elif any(_known(result) for result in results):
+        text = f'<a href="#{known_anchor}">{text}</a>'
     return f'<td class="cell {_worst(results)}">{text}</td>'
 
 
@@ -365,24 +478,68 @@ def _shown_as_failure(result: dict[str, Any]) -> bool:
     return result["status"] in ("fail", "error", "not-run") or result["unexpected_pass"]
 
 
-def _anchor(number: int, algorithms: list[str], algorithm: str) -> str:
+def _known(result: dict[str, Any]) -> bool:
+    """A failure listed as known: shown folded, apart from what fails the run."""
+    return _shown_as_failure(result) and _kind(result) == "known"
+
+
+def _unexpected(result: dict[str, Any]) -> bool:
+    """A new failure, an error, a vector not run, or an unexpected pass."""
+    return _shown_as_failure(result) and _kind(result) != "known"
+
+
+def _anchor(number: int, algorithms: list[str], algorithm: str, prefix: str = "r") -> str:
     # numbers only: an algorithm id from a report is not trusted inside an attribute
-    return f"r{number}-a{algorithms.index(algorithm)}"
+    return f"{prefix}{number}-a{algorithms.index(algorithm)}"
+
+
+def _anchors(number: int, algorithms: list[str], algorithm: str) -> tuple[str, str]:
+    """A cell's two targets: its unexpected results, and its known failures."""
+    return _anchor(number, algorithms, algorithm), _anchor(number, algorithms, algorithm, "k")
 
 
 def _failures(runs: list[Run], algorithms: list[str], suite: Suite) -> str:
-    parts = ["<h2>Failures</h2>"]
+    """The results that fail a run (new failures and errors first, then vectors not run
+    and unexpected passes, each kind in vector order), by run and algorithm."""
+    parts = ["<h2>Unexpected results</h2>"]
+    parts += _listed(runs, algorithms, suite, _unexpected, "r")
+    if len(parts) == 1:
+        parts.append("<p>None.</p>")
+    return "\n".join(parts)
+
+
+def _known_failures(runs: list[Run], algorithms: list[str], suite: Suite) -> str:
+    """The failures listed as known, folded: they do not fail a run, and a port may list
+    hundreds (they once pushed the matrix 5,000 pixels down)."""
+    count = sum(_known(result) for run in runs for result in run.results)
+    if not count:
+        return ""
+    listed = "\n".join(_listed(runs, algorithms, suite, _known, "k"))
+    return (
+        f'<h2>Known failures</h2><details class="known-failures"><summary>{count} known '
+        f"failure(s), listed by the runs' --known-failures: they do not fail a run</summary>"
+        f"\n{listed}\n</details>"
+    )
+
+
+def _listed(
+    runs: list[Run],
+    algorithms: list[str],
+    suite: Suite,
+    chosen: Callable[[dict[str, Any]], bool],
+    prefix: str,
+) -> list[str]:
+    """The ``chosen`` results of each run and algorithm: a heading each (the cells' link
+    target), then the first SHOWN_FAILURES in full, the rest counted."""
+    parts = []
     for number, run in enumerate(runs, 1):
         for algorithm in algorithms:
-            failed = [
-                r for r in run.results if r["algorithm"] == algorithm and _shown_as_failure(r)
-            ]
-            # new failures first: known ones must not crowd them out of the shown part
-            failed.sort(key=lambda result: SEVERITY.index(_kind(result)))
+            failed = [r for r in run.results if r["algorithm"] == algorithm and chosen(r)]
             if not failed:
                 continue
+            failed.sort(key=lambda result: SEVERITY.index(_kind(result)))  # (stable)
             parts.append(
-                f'<h3 id="{_anchor(number, algorithms, algorithm)}">{_text(algorithm)}, '
+                f'<h3 id="{_anchor(number, algorithms, algorithm, prefix)}">{_text(algorithm)}, '
                 f"{_adapter(run)} (#{number}): {len(failed)}</h3>"
             )
             parts.extend(_detail(result, suite) for result in failed[:SHOWN_FAILURES])
@@ -391,9 +548,7 @@ def _failures(runs: list[Run], algorithms: list[str], suite: Suite) -> str:
                     f"<p>... and {len(failed) - SHOWN_FAILURES} more: see "
                     f"{_text(run.path.name)}</p>"
                 )
-    if len(parts) == 1:
-        parts.append("<p>None.</p>")
-    return "\n".join(parts)
+    return parts
 
 
 def _detail(result: dict[str, Any], suite: Suite) -> str:
@@ -405,6 +560,9 @@ def _detail(result: dict[str, Any], suite: Suite) -> str:
     if result["unexpected_pass"]:
         message = "listed as a known failure but passes now: remove it from the list"
     fields = [("message", _text(message))] if message else []
+    tags = _tags(result, suite)
+    if tags:  # a quirk tag names the rule the vector checks (docs/tags.md)
+        fields.append(("tags", f"<code>{_text(', '.join(tags))}</code>"))
     given = suite.input_of(result)
     fields.append(
         (
@@ -432,10 +590,20 @@ def _detail(result: dict[str, Any], suite: Suite) -> str:
     body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in fields)
     css = "known" if kind == "known" else "problem"
     headline = f": {_text(message, SHOWN_HEADLINE)}" if message else ""
+    tagged = f" [{_text(', '.join(tags), SHOWN_HEADLINE)}]" if tags else ""
     return (
-        f'<details class="{css}"><summary>{label} {_text(result["id"])}{headline}</summary>'
-        f"<dl>{body}</dl></details>"
+        f'<details class="{css}"><summary>{label} {_text(result["id"])}{tagged}{headline}'
+        f"</summary><dl>{body}</dl></details>"
     )
+
+
+def _tags(result: dict[str, Any], suite: Suite) -> list[str]:
+    """The vector's tags: the report's (a failure carries them), else the suite's (an
+    unexpected pass does not)."""
+    if "tags" in result:
+        return [str(tag) for tag in result["tags"]]
+    vector = suite.vectors.get(result["id"])
+    return [] if vector is None else [str(tag) for tag in vector["tags"]]
 
 
 def _value(value: Any) -> str:

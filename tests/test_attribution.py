@@ -447,8 +447,27 @@ def test_the_fast_path_ends_heads_as_answers_in_turn_do() -> None:
     results = [Result(head.work.vector, "test.algorithm", "pass") for head in heads]
     attribution.end_heads(heads, results)
     assert [flight.id for flight in attribution.inflight] == ["c"]
-    assert [result.seconds for result in results] == [2.0, 2.0]
+    # b became the head as a was answered, in the same read: its 2 s queued are not its own
+    assert [result.seconds for result in results] == [2.0, 0.0]
     assert attribution.settled
     attribution.on_line(parse_response(ok("a")))  # a duplicate is still caught
     assert results[0].status == "error"
     assert recorder.results == {}  # the caller hands batch results on, not the attribution
+
+
+def test_a_vector_queued_behind_a_slow_one_is_timed_from_becoming_the_head() -> None:
+    """Issue 36: one vector that took 1.5 s made each of the six queued behind it show
+    1.52 s, whether their answers came in one read (end_heads) or a read each; a vector's
+    seconds run from becoming the head to being answered (docs/adapter-protocol.md)."""
+    _outcome, _recorder, attribution = play([("send", "a b c d e"), ("wait", 1.5)])
+    clock = attribution._clock
+    assert isinstance(clock, Clock)
+    heads = list(attribution.inflight)[:3]
+    results = [Result(head.work.vector, "test.algorithm", "pass") for head in heads]
+    attribution.end_heads(heads, results)  # a's answer and the two behind it, in one read
+    clock.now += 0.25
+    d_head = attribution.inflight[0]
+    d_result = Result(d_head.work.vector, "test.algorithm", "pass")
+    attribution.end_heads([d_head], [d_result])  # d alone, a quarter of a second later
+    assert [result.seconds for result in [*results, d_result]] == [1.5, 0.0, 0.0, 0.25]
+    assert attribution.inflight[0].head_since == clock.now  # e's turn began with d's answer

@@ -137,6 +137,11 @@ def seen_by_chromium(page: Path, profile: Path) -> Page:
     return parsed
 
 
+def result_tags(report: dict[str, Any], vector_id: str) -> list[str]:
+    tags: list[str] = next(r for r in report["results"] if r["id"] == vector_id)["tags"]
+    return tags
+
+
 def expected_cell(report: dict[str, Any], algorithm: str) -> str:
     results = [r for r in report["results"] if r["algorithm"] == algorithm]
     attested = report["attestation"]["algorithms"].get(algorithm)
@@ -189,7 +194,8 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
         assert f"all: {suite['digest']}" in seen.text
         assert f"selected: {report['vectors_digest']}" in seen.text
     assert f"known failure {known_id} # {KNOWN_REASON}: 1 still fail, 0 pass" in seen.text
-    header, *rows = seen.matrix
+    header, verdicts, *rows = seen.matrix
+    assert verdicts == ["verdict", "success", "FAILED"]
     assert header[1].startswith('clean-port 1.0 "quoted" bold red')
     assert header[2].startswith(f'{HOSTILE_NAME} 1.0 "quoted" bold red')
     algorithms = ["battle.attack", "battle.move", "battle.ticket"]
@@ -199,14 +205,15 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
 
     problems = [r for r in reports[1]["results"] if r["status"] in ("fail", "error")]
     assert sorted(r["id"] for r in problems) == sorted([markup_id, huge_id, crash_id, known_id])
-    # a summary reads "LABEL ID: message"
+    # a summary reads "LABEL ID [TAGS]: message"
+    failures = {summary: text for summary, text in seen.details.items() if " [" in summary}
     by_id = {
         word.rstrip(":"): text
-        for summary, text in seen.details.items()
+        for summary, text in failures.items()
         for word in summary.split()[:3]
         if word.startswith("battle.")
     }
-    assert set(by_id) == {r["id"] for r in problems} and len(seen.details) == len(problems)
+    assert set(by_id) == {r["id"] for r in problems} and len(failures) == len(problems)
     for result in problems:
         shown = by_id[result["id"]]
         vector = next(v for v in moves + tickets if v["id"] == result["id"])
@@ -217,8 +224,9 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
     assert "first difference\n.output.move" in by_id[markup_id]
     assert "got (the start of it)" in by_id[huge_id] and "A" * 3000 not in by_id[huge_id]
     assert "panic: </details><script>alert(2)</script>" in by_id[crash_id]  # as text
-    assert by_id[known_id].startswith(f"KNOWN FAILURE {known_id}: output differs at .move")
-    assert by_id[crash_id].startswith(f"ERROR {crash_id}: ")
+    known_tags = ", ".join(result_tags(reports[1], known_id))
+    assert by_id[known_id].startswith(f"KNOWN FAILURE {known_id} [{known_tags}]: output differs")
+    assert by_id[crash_id].startswith(f"ERROR {crash_id} [")
 
 
 def test_new_failures_are_shown_before_known_ones(tmp_path: Path) -> None:
@@ -237,10 +245,10 @@ def test_new_failures_are_shown_before_known_ones(tmp_path: Path) -> None:
     assert fairvec("report", "--html", page, report).status == 0
     parsed = Page()
     parsed.feed(page.read_text(encoding="utf-8"))
-    shown = [summary.split()[:3] for summary in parsed.details]
-    assert len(shown) == SHOWN_FAILURES
-    assert shown[0][:2] == ["FAIL", f"{new_id}:"]
-    assert all(words[:2] == ["KNOWN", "FAILURE"] for words in shown[1:])
+    shown = [summary.split()[:2] for summary in parsed.details if " [" in summary]
+    assert len(shown) == 1 + SHOWN_FAILURES  # the new one, then the known ones (folded)
+    assert shown[0] == ["FAIL", new_id]
+    assert all(words == ["KNOWN", "FAILURE"] for words in shown[1:])
 
 
 @pytest.mark.parametrize(
@@ -279,3 +287,44 @@ def test_a_run_with_accumulated_vectors_is_recognised_as_the_suites(tmp_path: Pa
     page = tmp_path / "page.html"
     assert fairvec("report", "--html", page, report).status == 0
     assert "not exactly the ones this run used" not in page.read_text(encoding="utf-8")
+
+
+def test_a_ci_owner_sees_the_matrix_and_what_fails_first(tmp_path: Path) -> None:
+    """Issue 36: the runs table and its known-failure entries came first (the matrix some
+    5,000 pixels down), a run whose failures were all known was a green "success", one
+    port's runs had identical column heads, and the failures' tags were left out. Now:
+    the matrix, then what fails a run, then the runs, then the known failures, folded."""
+    wrong = [vector["id"] for vector in vectors("move") if "output" in vector["expected"]][:3]
+    known = tmp_path / "known.txt"
+    known.write_text("".join(f"{vector}  # {KNOWN_REASON}\n" for vector in wrong), "utf-8")
+    modes = [f"markup:{vector}" for vector in wrong]
+    listed = run_adapter(tmp_path, "port", ["battle.move"], "--known-failures", str(known), *modes)
+    plain = run_adapter(tmp_path, "port", ["battle.move"], "-k", "battle.move/", *modes)
+    page = tmp_path / "report.html"
+    assert fairvec("report", "--html", page, listed, plain).status == 0
+    source = page.read_text(encoding="utf-8")
+    parsed = Page()
+    parsed.feed(source)
+
+    order = ["<h2>Algorithms by adapter", "<h2>Unexpected results", "<h2>Runs", "<h2>Known"]
+    assert [source.index(heading) for heading in order] == sorted(map(source.index, order))
+    folded = source.index('<details class="known-failures">')
+    assert source.index("KNOWN FAILURE") > folded  # every known failure inside the fold
+    assert source.count(f"known failure <code>{wrong[0]}</code>") == 1  # an entry, folded
+    assert source.index('<details class="known-entries">') < source.index(
+        f"known failure <code>{wrong[0]}</code>"
+    )
+
+    header, verdicts, *_rows = parsed.matrix
+    assert verdicts == ["verdict", "success with 3 known failure(s)", "FAILED"]
+    assert '<td class="verdict known">' in source  # not the green of a clean run
+    assert header[1] != header[2]  # the same port, told apart
+    assert "-k battle.move/" in header[2] and "3 known-failure entries" in header[1]
+    assert "no known failures listed" in header[2]
+
+    report = json.loads(plain.read_text(encoding="utf-8"))
+    summaries = [summary for summary in parsed.details if summary.startswith("FAIL ")]
+    assert len(summaries) == len(wrong)  # the failures of the run without the list
+    for summary, vector in zip(summaries, wrong, strict=True):  # each with its quirk tags
+        tags = ", ".join(result_tags(report, vector))
+        assert tags and summary.startswith(f"FAIL {vector} [{tags}]: output differs at .move")

@@ -45,7 +45,9 @@ class PortError(Exception):
 
 
 def answer(algorithm, input, variant):
-    expected = ANSWERS[(algorithm, json.dumps(input, sort_keys=True), variant)]
+    expected = ANSWERS.get((algorithm, json.dumps(input, sort_keys=True), variant))
+    if expected is None:  # an accumulated vector's case: drawn, not in the files
+        raise NotImplementedError("not in the vector files")
     if "error" in expected:
         raise PortError(expected["error"])
     return dict(expected["output"])
@@ -111,6 +113,20 @@ def vectors_of(
     ]
 
 
+def accumulated_of(pattern: str) -> list[dict[str, Any]]:
+    """The default tier's accumulated vectors of the algorithms matching ``pattern``, as
+    fairvec run shows (and digests) them."""
+    from fairvec.runner.accumulated_run import Accumulated
+
+    shown = []
+    for path in sorted(VECTORS.glob(pattern)):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for entry in data.get("accumulated", []):
+            if entry["tier"] == "default":
+                shown.append(dict(Accumulated(entry, data["algorithm"]).vector))
+    return shown
+
+
 def ran(result: pytest.RunResult, outcome: str) -> list[str]:
     """Vector ids reported with ``outcome`` by a -v run (test ids: module::fairvec_port::id)."""
     found = re.compile(rf"^test_port\.py::fairvec_port::(\S+) {outcome}\b")
@@ -138,13 +154,20 @@ def test_the_battle_family_runs_one_test_per_vector_named_by_its_id(
     pytester.makeconftest(RECORD_IMPORTS)
     # a fresh interpreter, so what it imports is what the plugin and the port imported
     result = pytester.runpytest_subprocess("-v", *QUIET, "--fairvec-algorithm", "battle.*")
-    result.assert_outcomes(passed=len(battle) + 1)  # and the module's own test
+    # the accumulated vectors run too, after the fixed ones, as in fairvec run (this port
+    # knows only the files' inputs: it answers unsupported to their drawn cases)
+    streams = accumulated_of("battle/*.json")
+    assert streams
+    result.assert_outcomes(passed=len(battle) + 1, skipped=len(streams))  # + the module's test
     assert ran(result, "PASSED") == battle  # ids are the vector ids, in the files' order
+    assert ran(result, "SKIPPED") == [vector["id"] for vector in streams]
     imported = json.loads((pytester.path / "imported.json").read_text())
     assert "fairvec.runner.compare" in imported  # judged by the runner's rules
     assert not [name for name in imported if name.startswith("fairvec.reference")]
-    digest = vectors_digest(vectors_of("battle/*.json"))  # the digest fairvec run prints
-    summary = f"{len(battle)} vectors from {VECTORS}, vectors {digest}"
+    # the digest fairvec run prints: of the fixed vectors, then the accumulated ones
+    digest = vectors_digest([*vectors_of("battle/*.json"), *streams])
+    total = len(battle) + len(streams)
+    summary = f"{total} vectors ({len(streams)} accumulated) from {VECTORS}, vectors {digest}"
     assert next(line for line in result.outlines if line.startswith("fairvec ")).endswith(summary)
 
 
@@ -161,7 +184,8 @@ def test_the_documented_example_runs_as_documented(pytester: pytest.Pytester) ->
     )
     result = pytester.runpytest(*QUIET, "--fairvec-algorithm", "battle.*")
     moves = vectors_of("battle/move.json")
-    result.assert_outcomes(passed=len(moves), skipped=len(vectors_of("battle/*.json")) - len(moves))
+    others = len(vectors_of("battle/*.json")) - len(moves) + len(accumulated_of("battle/*.json"))
+    result.assert_outcomes(passed=len(moves), skipped=others)
 
 
 def test_a_wrong_answer_fails_with_the_first_difference_and_a_diff(
@@ -226,6 +250,64 @@ def test_errors_unsupported_and_non_json_answers_are_judged_as_the_runner_judges
     assert "the port's output is not JSON" in text
     wanted = invalid[0]["expected"]["error"]
     assert f"expected error {wanted!r}, got error 'not-the-right-code' (nope)" in text
+
+
+# -- accumulated vectors ---------------------------------------------------------------------
+
+# This port alone computes with the reference: an accumulated vector's inputs are drawn
+# (10,000 of them), not in the files. SPOIL_FIRST: its first answer is wrong.
+REFERENCE_PORT = """
+from fairvec.reference import InvalidInput, compute
+from fairvec.pytest_plugin import Rejected
+
+SPOIL_FIRST = {spoil}
+asked = 0
+
+
+def fairvec_port(algorithm, input, variant):
+    global asked
+    asked += 1
+    try:
+        output = compute(algorithm, input, variant)
+    except InvalidInput as error:
+        raise Rejected(error.code) from error
+    if SPOIL_FIRST and asked == 1:
+        output = dict(output, spoiled=True)
+    return output
+"""
+
+
+def test_accumulated_vectors_run_and_are_digested_as_fairvec_run_does(
+    pytester: pytest.Pytester,
+) -> None:
+    """Issue 36: the plugin left them out without saying so (341 against fairvec run's
+    342, and another digest). A right port passes the stream; one wrong answer fails it,
+    naming the block."""
+    streams = accumulated_of("stake/crash.json")  # the cheapest stream for the reference
+    assert len(streams) == 1
+    selection = ("--fairvec-algorithm", "stake.crash", "--fairvec-tag", "accumulated")
+    pytester.makepyfile(test_port=REFERENCE_PORT.format(spoil=False))
+    result = pytester.runpytest(*QUIET, "-v", *selection)
+    result.assert_outcomes(passed=1)
+    assert ran(result, "PASSED") == [streams[0]["id"]]
+    summary = f"1 vectors (1 accumulated) from {VECTORS}, vectors {vectors_digest(streams)}"
+    assert any(line.endswith(summary) for line in result.outlines)
+
+    pytester.makepyfile(test_port=REFERENCE_PORT.format(spoil=True))
+    result = pytester.runpytest(*QUIET, *selection)
+    result.assert_outcomes(failed=1)
+    assert "the digest differs from block 1 of 10 on (cases 0 to 999)" in result.stdout.str()
+
+
+def test_the_tier_option_chooses_the_accumulated_vectors(pytester: pytest.Pytester) -> None:
+    port_project(pytester, CORRECT)
+    result = pytester.runpytest(*QUIET, "--collect-only", "-q", "--fairvec-algorithm", "battle.a*")
+    streams = [vector["id"] for vector in accumulated_of("battle/a*.json")]
+    assert streams and collected(result)[-len(streams) :] == streams
+    result = pytester.runpytest(
+        *QUIET, "--collect-only", "-q", "--fairvec-algorithm", "battle.a*", "--fairvec-tier", "none"
+    )
+    assert not set(streams) & set(collected(result))
 
 
 # -- selection -----------------------------------------------------------------------------
