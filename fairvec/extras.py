@@ -24,8 +24,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 # deal with NumPy (reference/videopoker.py analyze_table); bustabit's Vx-era signing and
 # verifying use py_ecc's BLS12-381 (reference/bustabit.py _g2_basic; bustabit.vx_crash
 # needs no pairing); nardy.archive opens ZIP and 7z archives with pyzipper and py7zr (every
-# module of the extra is checked: extra_missing). tests/test_hardening_cli.py runs every algorithm's reference with these
-# modules hidden, so a new such algorithm cannot be missed here.
+# module of the extra is checked: modules_of). tests/test_hardening_cli.py runs every
+# algorithm's reference with these modules hidden, so a new such algorithm cannot be missed.
 ALGORITHMS_NEEDING: dict[str, tuple[str, str]] = {
     "bustabit.vx_game": ("vx", "py_ecc"),
     "bustabit.vx_signature": ("vx", "py_ecc"),

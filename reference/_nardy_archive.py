@@ -1,7 +1,7 @@
 """The nardy document's archive, opened with its password (spec/nardy/archive.yaml).
 
-"В нем можно указать ... сгенерированную последовательность символов (либо сам архив +
-пароль к нему)": the verification service takes the archive itself and its password. The
+"сгенерированную последовательность символов (либо сам архив + пароль к нему)": the
+verification service takes the archive itself and its password. The
 document names no format; spec/nardy/archive.yaml decides ZIP (ZipCrypto and WinZip AES)
 and 7z (AES-256), read through pyzipper and py7zr (the 'archive' extra), and fixes the
 order of the checks, each with its code:
@@ -40,7 +40,8 @@ ZIP_METHODS = {0: "stored", 8: "deflate"}  # what Info-ZIP and 7-Zip write for a
 WINZIP_AES_STRENGTHS = {1: "aes-128", 2: "aes-192", 3: "aes-256"}
 ZIP_FLAG_ENCRYPTED = 0x1
 ZIP_FLAG_STRONG_ENCRYPTION = 0x40  # PKWARE's own strong encryption: no free reader has it
-SEVEN_ZIP_AES = bytes.fromhex("06f10701")  # 7zAES: AES-256, key = SHA-256 iterated over the password
+# 7zAES: AES-256, its key SHA-256 iterated over the salt and the password
+SEVEN_ZIP_AES = bytes.fromhex("06f10701")
 SEVEN_ZIP_METHODS = {
     bytes.fromhex("21"): "lzma2",  # 7-Zip's default
     bytes.fromhex("030101"): "lzma",  # the default of 7-Zip before 9.30
@@ -140,7 +141,9 @@ def unpack_zip_member(directory: Directory, member: Member, password: str) -> by
     except (pyzipper.BadZipFile, zlib.error, EOFError, ValueError, struct.error) as error:
         raise corrupt(f"{member.name}: {error}") from None
     if len(data) != member.declared_size:
-        raise corrupt(f"{member.name} holds {len(data)} bytes, its header says {member.declared_size}")
+        raise corrupt(
+            f"{member.name} holds {len(data)} bytes, its header says {member.declared_size}"
+        )
     return data
 
 
@@ -175,8 +178,10 @@ def read_seven_zip_directory(data: bytes, password: str) -> Directory:
     encrypted (-mhe=on), and the password is then needed to read the member list."""
     import py7zr
 
-    errors = (py7zr.Bad7zFile, py7zr.exceptions.CrcError, py7zr.DecompressionError,
-              py7zr.UnsupportedCompressionMethodError, *SEVEN_ZIP_ERRORS)  # fmt: skip
+    errors: tuple[type[BaseException], ...] = (
+        py7zr.Bad7zFile, py7zr.exceptions.CrcError, py7zr.DecompressionError,
+        py7zr.UnsupportedCompressionMethodError, *SEVEN_ZIP_ERRORS,
+    )  # fmt: skip
     try:
         opened = open_seven_zip(data, None)
         opened.close()
@@ -216,17 +221,21 @@ def unpack_seven_zip_member(directory: Directory, member: Member) -> bytes:
     from py7zr.io import BytesIOFactory
 
     factory = BytesIOFactory(MAX_MEMBER_BYTES + 1)
-    errors = (py7zr.Bad7zFile, py7zr.exceptions.CrcError, py7zr.DecompressionError,
-              py7zr.exceptions.DecompressionBombError, *SEVEN_ZIP_ERRORS)  # fmt: skip
+    errors: tuple[type[BaseException], ...] = (
+        py7zr.Bad7zFile, py7zr.exceptions.CrcError, py7zr.DecompressionError,
+        py7zr.exceptions.DecompressionBombError, *SEVEN_ZIP_ERRORS,
+    )  # fmt: skip
     try:
         directory.opened.extract(targets=[member.name], factory=factory)
-        product = factory.get(member.name)
+        product = factory.products[member.name]
         product.seek(0)
         data: bytes = product.read()
     except errors as error:
         raise wrong_password(f"{member.name} does not decode or fails its CRC ({error})") from None
     if len(data) != member.declared_size:
-        raise wrong_password(f"{member.name} decodes to {len(data)} bytes, not {member.declared_size}")
+        raise wrong_password(
+            f"{member.name} decodes to {len(data)} bytes, not {member.declared_size}"
+        )
     return data
 
 
@@ -246,7 +255,8 @@ def the_member(directory: Directory) -> Member:
     if len(files) > 1:
         names = ", ".join(repr(member.name) for member in files)
         raise InvalidInput(
-            "extra-member", f"the archive holds {len(files)} files ({names}); the sequence is one file"
+            "extra-member",
+            f"the archive holds {len(files)} files ({names}); the sequence is one file",
         )
     return files[0]
 

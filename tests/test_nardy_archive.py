@@ -2,7 +2,7 @@
 
 The vectors themselves (made by `fairvec generate`, run by both bundled adapters) check the
 codes; these tests check what a vector cannot: that each case's base64 is the file its
-comment names, byte for byte, as recorded in spec/nardy/archives/SHA256SUMS (so a case can
+comment names, byte for byte, as recorded in upstream/nardy/archives/SHA256SUMS (so a case can
 not drift from the archiver's output), that a member of exactly 1 MiB is read by both
 ports (its output, 1 MiB of text, is too large for a vector), and that the 'archive' extra
 is checked whole before `fairvec generate` starts.
@@ -24,7 +24,7 @@ import pytest
 import yaml
 from support import REPO
 
-ARCHIVES = REPO / "spec" / "nardy" / "archives"
+ARCHIVES = REPO / "upstream" / "nardy" / "archives"
 PASSWORD = "T7rQm2XvK9pLw4Zd"
 pytest.importorskip("pyzipper")
 pytest.importorskip("py7zr")
