@@ -14,13 +14,14 @@ order of the checks, each with its code:
 5. ``check_member``: encrypted (not-encrypted), a method every port reads
    (unsupported-method), a declared size within the bound (member-too-large);
 6. ``unpack_member``: the password (wrong-password), then the data's own checks
-   (corrupt-archive), never more than the declared size;
+   (corrupt-archive), never more than one byte past the declared size;
 7. ``member_text``: line breaks dropped, every other byte one of the 36 symbols (bad-character).
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 import io
 import lzma
 import struct
@@ -34,7 +35,8 @@ ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header; an empty
 SEVEN_ZIP_SIGNATURE = b"7z\xbc\xaf\x27\x1c"
 # The document's archive holds 10,000 numbers, 5,000 characters; 1 MiB is 200 times that.
 # A member declared larger is refused before anything is inflated (an archive bomb: 2 MiB of
-# one letter packs into 2 KB), and no member is ever inflated past its declared size.
+# one letter packs into 2 KB), and no member is inflated more than one byte past its
+# declared size.
 MAX_MEMBER_BYTES = 1 << 20
 ZIP_METHODS = {0: "stored", 8: "deflate"}  # what Info-ZIP and 7-Zip write for a text file
 WINZIP_AES_STRENGTHS = {1: "aes-128", 2: "aes-192", 3: "aes-256"}
@@ -131,10 +133,13 @@ def read_zip_directory(data: bytes) -> Directory:
 def unpack_zip_member(directory: Directory, member: Member, password: str) -> bytes:
     import pyzipper
 
+    # Asked to stop one byte past the declared size, so that more data than declared shows
+    # (zipfile stops at the declared size, and an AE-2 member has no CRC-32 to fail: its
+    # authentication code is checked only once the whole stream is read).
+    info = copy.copy(member.handle)
+    info.file_size = member.declared_size + 1
     try:
-        with directory.opened.open(member.handle, pwd=password.encode("ascii")) as stream:
-            # never past the declared size: pyzipper stops there, and a member whose real
-            # data is longer then fails its CRC-32 or authentication code
+        with directory.opened.open(info, pwd=password.encode("ascii")) as stream:
             data: bytes = stream.read(member.declared_size + 1)
     except RuntimeError as error:  # pyzipper's "Bad password for file"
         raise wrong_password(f"{member.name}: {error}") from None

@@ -177,7 +177,7 @@ function unpackZip(data, member, password) {
   let bytes = plain;
   if (member.method === 'deflate') {
     try {
-      // never past the declared size (decision member-bound): one byte more is already wrong
+      // at most one byte past the declared size (decision member-bound): that byte is already wrong
       bytes = zlib.inflateRawSync(plain, { maxOutputLength: entry.size + 1 });
     } catch (error) {
       throw corrupt(`${entry.name}: ${error.message}`);

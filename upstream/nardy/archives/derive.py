@@ -35,6 +35,8 @@ flip("zip-aes256-5000.zip", "zip-aes256-5000-data-flipped.zip", 30 + len("game.t
 truncate("zipcrypto-document.zip", "zipcrypto-document-truncated.zip", 120)
 # ZIP: 2 MiB of A declared as 1,000 bytes
 zip_sizes_lie("zipcrypto-bomb.zip", "zipcrypto-bomb-size-lies.zip", 1000)
+# the same under WinZip AES (AE-2: no CRC-32, only the authentication code of the whole stream)
+zip_sizes_lie("zip-aes256-bomb.zip", "zip-aes256-bomb-size-lies.zip", 1000)
 # 7z: a byte of the signature header's next-header offset (its CRC no longer matches)
 flip("7z-aes256-5000.7z", "7z-aes256-5000-start-header-flipped.7z", 13)
 # 7z: the file cut short, so the header it points to is past the end
