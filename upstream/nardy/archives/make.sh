@@ -71,3 +71,8 @@ zip -q -P "$PASSWORD" "$out/zipcrypto-bomb.zip" bomb.txt
 # exactly the bound, 1 MiB, is accepted
 python3 -c 'open("bound.txt", "w").write("A" * 1048576)'
 zip -q -P "$PASSWORD" "$out/zipcrypto-at-bound.zip" bound.txt
+
+# added the same day, the same archivers: the other methods and key length read
+7z a -bd -bso0 -p"$PASSWORD" -mhe=on -mx0 "$out/7z-aes256-copy-document.7z" sequence.txt
+7z a -bd -bso0 -p"$PASSWORD" -mhe=on -m0=LZMA "$out/7z-aes256-lzma-5000.7z" game.txt
+7z a -bd -bso0 -tzip -p"$PASSWORD" -mem=AES192 "$out/zip-aes192-5000.zip" game.txt
