@@ -21,16 +21,19 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis": ("numpy", "matplotlib"),
     "release": ("cryptography",),
     "vx": ("py_ecc",),
+    "archive": ("pyzipper", "py7zr"),
 }
 # The algorithms whose reference needs an extra's module: videopoker.analysis counts every
 # deal with NumPy (reference/videopoker.py analyze_table); bustabit's Vx-era signing and
 # verifying use py_ecc's BLS12-381 (reference/bustabit.py _g2_basic; bustabit.vx_crash
-# needs no pairing). tests/test_hardening_cli.py runs every algorithm's reference with these
-# modules hidden, so a new such algorithm cannot be missed here.
+# needs no pairing); nardy.archive opens ZIP and 7z archives with pyzipper and py7zr (every
+# module of the extra is checked: modules_of). tests/test_hardening_cli.py runs every
+# algorithm's reference with these modules hidden, so a new such algorithm cannot be missed.
 ALGORITHMS_NEEDING: dict[str, tuple[str, str]] = {
     "bustabit.vx_game": ("vx", "py_ecc"),
     "bustabit.vx_signature": ("vx", "py_ecc"),
     "bustabit.vx_verify": ("vx", "py_ecc"),
+    "nardy.archive": ("archive", "py7zr"),
     "videopoker.analysis": ("analysis", "numpy"),
 }
 
@@ -88,10 +91,15 @@ def installed_from_folder() -> tuple[str, bool] | None:
     return urllib.parse.unquote(url.path), bool(dir_info.get("editable"))
 
 
+def modules_of(extra: str, module: str) -> tuple[str, ...]:
+    """Every module ``extra`` brings (``module`` first): an algorithm may need more than one."""
+    return (module, *(other for other in EXTRAS.get(extra, ()) if other != module))
+
+
 def missing_for(algorithm: str) -> str | None:
     """The extra ``algorithm``'s reference needs and does not have here, or None."""
     needed = ALGORITHMS_NEEDING.get(algorithm)
-    if needed is None or importable(needed[1]):
+    if needed is None or all(importable(module) for module in modules_of(*needed)):
         return None
     return needed[0]
 
@@ -101,4 +109,5 @@ def require_for_algorithms(algorithms: Iterable[str], purpose: str) -> None:
     patterns = list(algorithms)
     for algorithm, (extra, module) in ALGORITHMS_NEEDING.items():
         if any(fnmatch.fnmatchcase(algorithm, pattern) for pattern in patterns):
-            require(extra, module, f"{purpose} ({algorithm})")
+            for each in modules_of(extra, module):
+                require(extra, each, f"{purpose} ({algorithm})")

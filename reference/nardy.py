@@ -13,6 +13,9 @@ select which numbers of the sequence become the match's rolls (spec ids in brack
    each window of six numbers; numbers under a 1 are kept and pair up in order.
 4. ``take_rolls`` [nardy.rolls]: pairs a game's rule forbids are dropped and the next
    pair is taken, until the game has as many rolls as it asked for.
+5. [nardy.archive] the verification service's other input, "сам архив + пароль к нему":
+   the archive opened with its password (``reference/_nardy_archive.py``, the steps from
+   ``archive_bytes`` to ``member_text``), then the rolls as nardy.rolls.
 """
 
 from __future__ import annotations
@@ -20,6 +23,25 @@ from __future__ import annotations
 import re
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
+from fairvec.reference._nardy_archive import (  # the steps of nardy.archive
+    archive_bytes,
+    archive_format,
+    check_member,
+    member_text,
+    read_directory,
+    the_member,
+    unpack_member,
+)
+
+__all__ = [
+    "archive_bytes",
+    "archive_format",
+    "check_member",
+    "member_text",
+    "read_directory",
+    "the_member",
+    "unpack_member",
+]
 
 # "каждой паре бросков соответствует определенный символ из набора 'заглавные латинские
 # буквы и цифры'": 11 is A, 12 is B, 66 is 9, so the 36 pairs in order are A-Z then 0-9.
@@ -237,6 +259,19 @@ def rolls(
 ) -> Output:
     """The rolls of one game: decode, start, mask, pair, apply the rule, take ``count``."""
     numbers = decode_sequence(sequence)
+    return game_rolls(numbers, cut1, cut2, count, start, forbidden, forbidden_rolls)
+
+
+def game_rolls(
+    numbers: list[int],
+    cut1: int | None,
+    cut2: int | None,
+    count: int | None,
+    start: int | None,
+    forbidden: list[str] | None,
+    forbidden_rolls: int,
+) -> Output:
+    """nardy.rolls from the decoded numbers on (nardy.archive shares it)."""
     first, second = resolve_cut(cut1, "cut1"), resolve_cut(cut2, "cut2")
     if start is None:
         start = start_position(first, second)
@@ -256,4 +291,39 @@ def rolls(
         "positions": [list(pair) for pair in accepted],
         "dropped": [roll_text(numbers, pair) for pair in dropped],
         "dropped_positions": [list(pair) for pair in dropped],
+    }
+
+
+@algorithm("nardy.archive")
+def archive(
+    archive: str,
+    password: str,
+    cut1: int | None,
+    cut2: int | None,
+    count: int | None = None,
+    start: int | None = None,
+    forbidden: list[str] | None = None,
+    forbidden_rolls: int = 1,
+) -> Output:
+    """The archive and its password to the sequence, then that sequence's rolls."""
+    # pyzipper and py7zr: the 'archive' extra. Imported before the input is read, as
+    # videopoker.analysis imports NumPy: without them the ImportError goes up, not a coded
+    # error (the input is not at fault), and the bundled adapter answers unsupported.
+    import py7zr  # noqa: F401
+    import pyzipper  # noqa: F401
+
+    data = archive_bytes(archive)
+    kind = archive_format(data)
+    directory = read_directory(data, kind, password)
+    member = the_member(directory)
+    check_member(member)
+    sequence = member_text(unpack_member(directory, member, password), ALPHABET)
+    numbers = decode_sequence(sequence)
+    return {
+        "format": kind,
+        "encryption": member.encryption,
+        "method": member.method,
+        "member": member.name,
+        "sequence": sequence,
+        **game_rolls(numbers, cut1, cut2, count, start, forbidden, forbidden_rolls),
     }

@@ -6,6 +6,7 @@
 // is a die, and every two dice make a roll. Sections are named where each rule comes from.
 
 const { InvalidInput } = require('../lib');
+const { openArchive } = require('../archives');
 
 // "Алгоритм контроля честности в нардах": each pair of numbers is one character of
 // "capital Latin letters and digits"; 11 = A, 12 = B, ..., 66 = 9.
@@ -127,10 +128,28 @@ function cutsReport({ cut1, cut2 }) {
   };
 }
 
+// "Сервис проверки": "сам архив + пароль к нему". The file's line breaks carry no symbol
+// (spec decision file-line-breaks); its bytes are read one character each, so a byte that is
+// not A-Z or 0-9 fails in unpack as bad-character.
+function archiveRolls(input) {
+  const opened = openArchive(input.archive, input.password);
+  const sequence = opened.bytes.toString('latin1').split('\r\n').join('').split('\n').join('');
+  unpack(sequence);
+  return {
+    format: opened.format,
+    encryption: opened.encryption,
+    method: opened.method,
+    member: opened.member,
+    sequence,
+    ...gameRolls({ ...input, sequence }),
+  };
+}
+
 module.exports = {
   'nardy.encode': { run: (input) => ({ sequence: pack(input.numbers) }) },
   'nardy.decode': { run: (input) => ({ numbers: unpack(input.sequence) }) },
   'nardy.cuts': { run: cutsReport },
   'nardy.mask': { run: masked },
   'nardy.rolls': { run: gameRolls },
+  'nardy.archive': { run: archiveRolls },
 };
