@@ -185,7 +185,9 @@ def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     # each command's module is imported only when that command runs (start-up)
     from fairvec.runner.cli import add_run_command
 
-    add_run_command(commands, fresh=_fresh_vectors, oracle=_reference_answer)
+    add_run_command(
+        commands, fresh=_fresh_vectors, oracle=_reference_answer, stream_digest=_stream_digest
+    )
 
 
 def _fresh_vectors(
@@ -196,6 +198,21 @@ def _fresh_vectors(
     from fairvec.fuzz.fresh import fresh_vectors
 
     return fresh_vectors(algorithm, variants, pinned, count, seed)
+
+
+def _stream_digest(
+    algorithm: str,
+    variant: str | None,
+    stream: dict[str, Any],
+    count: int,
+    block: int,
+    fields: tuple[str, ...] | None,
+) -> list[str]:
+    """The reference's checkpoints of a stream no file holds (a fresh one; a partial
+    port's fields), for the runner: fairvec/fuzz/fresh.py."""
+    from fairvec.fuzz.fresh import stream_checkpoints
+
+    return stream_checkpoints(algorithm, variant, stream, count, block, fields)
 
 
 def _reference_answer(algorithm: str, inputs: dict[str, Any], variant: str | None) -> Expected:

@@ -56,6 +56,10 @@ class Accumulated(Protocol):
     def blocks(self) -> int: ...
     @property
     def vector(self) -> ShownAccumulated: ...
+    @property
+    def fields(self) -> tuple[str, ...] | None: ...
+    @property
+    def made_at_run_time(self) -> bool: ...
 
 
 # the answers to one block's cases sent one by one: block -> (index, input, result) each
@@ -77,6 +81,7 @@ class Computed(NamedTuple):  # (not a dataclass: see runner/results.py)
     digest: str
     checkpoints: list[str]
     seconds: float
+    cases: int = 0  # the count the adapter says it computed (a named tuple has count())
 
 
 class Fault(NamedTuple):
@@ -128,16 +133,19 @@ def deadline_seconds(timeout: float, count: int) -> float:
 
 def request_line(chosen: Accumulated) -> bytes:
     entry = chosen.entry
+    job: dict[str, Any] = {
+        "stream": entry["stream"],
+        "encoding": entry["encoding"],
+        "count": entry["count"],
+        "block": entry["block"],
+    }
+    if chosen.fields is not None:  # a partial claim: records of these output fields only
+        job["fields"] = list(chosen.fields)
     request = {
         "id": chosen.id,
         "algorithm": chosen.algorithm,
         "variant": chosen.variant,
-        "accumulate": {
-            "stream": entry["stream"],
-            "encoding": entry["encoding"],
-            "count": entry["count"],
-            "block": entry["block"],
-        },
+        "accumulate": job,
     }
     return json.dumps(request, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
 
@@ -188,7 +196,9 @@ def compute(
                 session.answered()
                 answered.ids.add(chosen.id)
                 answered.look_at(events[position + 1 :])
-                return Computed(verdict["digest"], verdict["checkpoints"], _since(started))
+                return Computed(
+                    verdict["digest"], verdict["checkpoints"], _since(started), verdict["count"]
+                )
     message = f"no answer within {limit:g} s (--timeout x (1 + {chosen.count:,} cases / 1,000))"
     return _fault(session, message, stderr, started, crash=False)
 
@@ -260,6 +270,15 @@ def judge(
             f"computed by the adapter: {computed.message}",
             stderr=computed.stderr, seconds=computed.seconds,
         )  # fmt: skip
+    if computed.cases != chosen.count:  # the checkpoints alone could be copied (issue 34)
+        message = (
+            f"computed by the adapter: its answer says {computed.cases:,} cases, "
+            f"{chosen.count:,} were asked for (count)"
+        )
+        return Result(
+            chosen.vector, chosen.algorithm, "fail", message,
+            got={"count": computed.cases, "computed_by": "adapter"}, seconds=computed.seconds,
+        )  # fmt: skip
     expected = chosen.entry["expected"]["checkpoints"]
     got = computed.checkpoints
     if len(got) != len(expected) or computed.digest != (got[-1] if got else None):
@@ -276,7 +295,7 @@ def judge(
             chosen.vector, chosen.algorithm, "pass",
             got={"digest": computed.digest, "computed_by": "adapter"}, seconds=computed.seconds,
         )  # fmt: skip
-    message = _first_difference(chosen, block, per_case, oracle, got[block - 1])
+    message = first_difference(chosen, block, per_case, oracle, got[block - 1])
     return Result(
         chosen.vector, chosen.algorithm, "fail", message,
         got={"block": block, "checkpoint": got[block - 1], "computed_by": "adapter"},
@@ -284,7 +303,7 @@ def judge(
     )  # fmt: skip
 
 
-def _first_difference(
+def first_difference(
     chosen: Accumulated,
     block: int,
     per_case: BlockAnswers,
@@ -300,6 +319,27 @@ def _first_difference(
     )
     if oracle is None:
         return f"{head}; find the case with: fairvec accumulated locate --block {block} {chosen.id}"
+    return _first_differing_case(chosen, block, per_case, oracle, checkpoint, head) + _replay(
+        chosen
+    )
+
+
+def _replay(chosen: Accumulated) -> str:
+    """How to run a fresh stream again (no file holds it: it is drawn from the run's seed)."""
+    provenance = chosen.entry["provenance"]
+    if not provenance.get("fresh"):
+        return ""
+    return f" (a fresh stream: replay it with --fresh-seed {provenance['seed']})"
+
+
+def _first_differing_case(
+    chosen: Accumulated,
+    block: int,
+    per_case: BlockAnswers,
+    oracle: Oracle,
+    checkpoint: str,
+    head: str,
+) -> str:
     alone = hashlib.sha256()  # the block's records alone
     for index, inputs, result in per_case(block):
         if result.status != "pass":
@@ -317,6 +357,12 @@ def _first_difference(
             f"{head}; its checkpoint is the digest of that block's records alone: a "
             "checkpoint is the running digest of every record from case 0 on "
             "(docs/accumulated.md)"
+        )
+    if chosen.made_at_run_time:  # no file holds it: `fairvec accumulated records` cannot
+        return (
+            f"{head}; yet sent one by one, that block's answers all agree with the "
+            "reference: the adapter's own stream or record encoding differs"
+            + (f" (its records hold only {', '.join(chosen.fields)})" if chosen.fields else "")
         )
     return (
         f"{head}; yet sent one by one, that block's answers all agree with the reference: "

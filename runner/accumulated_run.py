@@ -43,7 +43,13 @@ if TYPE_CHECKING:
     import jsonschema
 
     from fairvec import accumulated_digest
-    from fairvec.data_model import AccumulatedVector, Request, ShownAccumulated, Vector
+    from fairvec.data_model import (
+        AccumulatedVector,
+        Expected,
+        Request,
+        ShownAccumulated,
+        Vector,
+    )
     from fairvec.runner import accumulated_by_port
 
 SHOWN_INPUT = 300  # characters of a case's input quoted in a message
@@ -53,11 +59,23 @@ class Accumulated:
     """One accumulated vector of a vector file, as the runner runs it. (A plain class, not
     a dataclass, see runner/results.py; nor a named tuple, whose ``count`` is taken.)"""
 
-    __slots__ = ("algorithm", "entry")
+    __slots__ = ("algorithm", "entry", "fields")
 
-    def __init__(self, entry: AccumulatedVector, algorithm: str) -> None:
+    def __init__(
+        self, entry: AccumulatedVector, algorithm: str, fields: tuple[str, ...] | None = None
+    ) -> None:
         self.entry = entry
         self.algorithm = algorithm
+        # a partial claim's output fields: each answer is cut to them before it is hashed,
+        # and ``entry``'s digests are the reference's of those fields (fresh_streams.py)
+        self.fields = fields
+
+    @property
+    def made_at_run_time(self) -> bool:
+        """Whether the expected digests were computed by the reference during this run (a
+        fresh stream, or a partial port's digest of its fields): no file holds them, so
+        ``fairvec accumulated locate`` cannot find them."""
+        return bool(self.entry["provenance"].get("fresh")) or self.fields is not None
 
     @property
     def id(self) -> str:
@@ -395,11 +413,19 @@ def _work(chosen: Accumulated, index: int, inputs: dict[str, Any]) -> Work:
     """A stream case's work: its vector is only what the request carries (the collector,
     the sessions' judge here, reads nothing else of it)."""
     case: Request = {"id": f"{chosen.id}#{index}", "variant": chosen.variant, "input": inputs}
-    return Work(cast("Vector", case), chosen.algorithm, {})
+    # (a partial claim: the session cuts each answer to the fields claimed, as for a vector)
+    return Work(cast("Vector", case), chosen.algorithm, {}, chosen.fields)
 
 
-def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Result:
-    """Stream every case of ``chosen``; stop at the first differing block or bad case."""
+def run_one(
+    session: Session,
+    chosen: Accumulated,
+    command: Sequence[str],
+    oracle: accumulated_by_port.Oracle | None = None,
+) -> Result:
+    """Stream every case of ``chosen``; stop at the first differing block or bad case.
+    ``oracle`` names the first differing case of a stream no file holds (``fairvec
+    accumulated locate`` cannot find it)."""
     from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
     total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
@@ -417,12 +443,18 @@ def run_one(session: Session, chosen: Accumulated, command: Sequence[str]) -> Re
                 return _case_trouble(chosen, index, batch[index - first], result, seconds)
         block = len(total.checkpoints)
         if total.count % chosen.block == 0 and total.checkpoints[-1] != expected[block - 1]:
+            if chosen.made_at_run_time:
+                cases = list(zip(range(first, first + len(batch)), batch, results, strict=False))
+                return _differs_made(chosen, block, total.checkpoints[-1], cases, oracle, seconds)
             return _differs(chosen, block, total.checkpoints[-1], command, seconds)
     if total.count < chosen.count:  # the run stopped (the adapter kept crashing)
         reason = session.infrastructure_error
         message = f"not run: the stream stopped at case {total.count}: {reason}"
         return Result(chosen.vector, chosen.algorithm, "not-run", message, seconds=seconds)
     if total.digest != chosen.entry["expected"]["digest"]:  # a last, partial block
+        if chosen.made_at_run_time:
+            cases = list(zip(range(first, first + len(batch)), batch, results, strict=False))
+            return _differs_made(chosen, chosen.blocks, total.digest, cases, oracle, seconds)
         return _differs(chosen, chosen.blocks, total.digest, command, seconds)
     return Result(chosen.vector, chosen.algorithm, "pass", got={"digest": total.digest},
                   seconds=seconds)
@@ -441,6 +473,42 @@ def _differs(
     )
     return Result(chosen.vector, chosen.algorithm, "fail", message,
                   got={"block": block, "checkpoint": got}, seconds=seconds)
+
+
+def _differs_made(
+    chosen: Accumulated,
+    block: int,
+    got: str,
+    cases: list[tuple[int, dict[str, Any], Result]],
+    oracle: accumulated_by_port.Oracle | None,
+    seconds: float,
+) -> Result:
+    """_differs for a stream made at run time: the block's cases are at hand, and the
+    reference (``oracle``) names the first that differs."""
+    from fairvec.runner import accumulated_by_port
+
+    message = accumulated_by_port.first_difference(
+        chosen, block, lambda _block: iter(cases), _narrowed(oracle, chosen.fields), got
+    )
+    return Result(chosen.vector, chosen.algorithm, "fail", message,
+                  got={"block": block, "checkpoint": got}, seconds=seconds)
+
+
+def _narrowed(
+    oracle: accumulated_by_port.Oracle | None, fields: tuple[str, ...] | None
+) -> accumulated_by_port.Oracle | None:
+    """The reference's answers cut to a partial claim's fields, as the port's are."""
+    if oracle is None or fields is None:
+        return oracle
+    given = oracle
+
+    def narrowed(algorithm: str, inputs: dict[str, Any], variant: str | None) -> Expected:
+        answer = given(algorithm, inputs, variant)
+        if "output" not in answer:
+            return answer
+        return {"output": claims_module.judged_part(answer["output"], fields)}
+
+    return narrowed
 
 
 def _case_trouble(
@@ -542,18 +610,19 @@ def _run_or_ask(
     instead of a case each), else stream the cases."""
     from fairvec.runner import accumulated_by_port  # (here, as accumulated_digest)
     if not session.hello.accumulate:
-        return run_one(session, chosen, command)
+        return run_one(session, chosen, command, port.oracle)
     try:
         computed = accumulated_by_port.compute(
             session, chosen, timeout, port.on_checkpoint, answered
         )
     except accumulated_by_port.Unsupported:  # this one, not the others: stream its cases
-        return run_one(session, chosen, command)
+        return run_one(session, chosen, command, port.oracle)
 
     def per_case(block: int) -> Iterator[tuple[int, dict[str, Any], Result]]:
         return answers(session, chosen, first_block=block, blocks=1)
 
-    return accumulated_by_port.judge(chosen, computed, per_case, port.oracle)
+    oracle = _narrowed(port.oracle, chosen.fields)
+    return accumulated_by_port.judge(chosen, computed, per_case, oracle)
 
 
 # -- the hook into fairvec run (runner/cli.py) ---------------------------------------------
@@ -605,11 +674,13 @@ def run_for_run(
 
 
 def claimed_for_run(
-    chosen: Sequence[Accumulated], claims: claims_module.Claims
+    chosen: Sequence[Accumulated], claims: claims_module.Claims, *, partial: bool = False
 ) -> tuple[list[Accumulated], list[Result]]:
     """The accumulated vectors to run, and the skips: a stream that does not hold a pinned
-    value (its generator is not that constant), and any under a partial claim (a digest
-    covers whole outputs); runner/claims.py."""
+    value (its generator is not that constant); runner/claims.py. Under a partial claim a
+    stream is kept with the claimed fields (``partial``: the reference is at hand to
+    compute their digest, runner/fresh_streams.py), else skipped (the committed digest
+    covers whole outputs)."""
     kept: list[Accumulated] = []
     skipped: list[Result] = []
     for one in chosen:
@@ -621,6 +692,8 @@ def claimed_for_run(
         if not held:
             message = f"its stream does not hold the pinned {claims_module.pinned_values(pinned)}"
             skipped.append(_skip_shown(one, "input-not-pinned", message))
+        elif one.algorithm in claims.outputs and partial:
+            kept.append(Accumulated(one.entry, one.algorithm, claims.outputs[one.algorithm]))
         elif one.algorithm in claims.outputs:
             fields = ", ".join(claims.outputs[one.algorithm])
             message = f"its digest covers whole outputs; the adapter computes only {fields}"

@@ -22,6 +22,7 @@ from fairvec.runner.arguments import (
     whole_number,
 )
 from fairvec.runner.claims import PinOptions
+from fairvec.runner.fresh_streams import DEFAULT_FRESH_CASES, StreamOptions
 from fairvec.runner.options import (
     AdapterLimits,
     ReleaseOptions,
@@ -36,6 +37,7 @@ from fairvec.runner.session import MAX_CRASHES, MAX_TIMEOUTS
 if TYPE_CHECKING:
     from fairvec.runner.accumulated_by_port import Oracle
     from fairvec.runner.claims import FreshVectors
+    from fairvec.runner.fresh_streams import StreamDigest
 
 # Requests in flight: enough that the runner reads and judges answers in batches, not a
 # few at a time (docs/benchmarks.md: 32 left the Node port waiting on the runner).
@@ -46,10 +48,12 @@ def add_run_command(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     fresh: FreshVectors | None = None,
     oracle: Oracle | None = None,
+    stream_digest: StreamDigest | None = None,
 ) -> None:
     """``fresh``: what computes fresh vectors on pinned inputs; ``oracle``: the reference's
-    answer to one input (both the reference's, which the runner never imports:
-    fairvec/cli.py gives them)."""
+    answer to one input; ``stream_digest``: the reference's digest of a stream no file
+    holds (all three the reference's, which the runner never imports: fairvec/cli.py gives
+    them)."""
     parser = commands.add_parser(
         "run",
         help="check an implementation through its adapter",
@@ -141,6 +145,19 @@ def add_run_command(
     )
     accumulated_run.add_tier_option(select)
     select.add_argument(
+        "--fresh-cases",
+        type=whole_number,
+        default=DEFAULT_FRESH_CASES,
+        metavar="N",
+        help="cases of the fresh stream drawn at run time beside each accumulated vector "
+        f"(default {DEFAULT_FRESH_CASES}, fewer beside a costly short stream; 0: none)",
+    )
+    select.add_argument(
+        "--fresh-seed",
+        metavar="SEED",
+        help="the fresh streams' seed (default: a new one, printed): replays a run's streams",
+    )
+    select.add_argument(
         "--known-failures",
         type=Path,
         metavar="FILE",
@@ -148,7 +165,7 @@ def add_run_command(
         "'# reason'; one that passes is reported so the list shrinks",
     )
     add_pin_options(parser, fresh=True)
-    parser.set_defaults(fresh=fresh, oracle=oracle)
+    parser.set_defaults(fresh=fresh, oracle=oracle, stream_digest=stream_digest)
     release = parser.add_argument_group("a verified release (docs/ci.md)")
     release.add_argument(
         "--suite",
@@ -234,4 +251,7 @@ def run_options(arguments: argparse.Namespace) -> RunOptions:
             fresh=arguments.fresh,
         ),
         oracle=arguments.oracle,
+        streams=StreamOptions(
+            arguments.fresh_cases, arguments.fresh_seed, digest=arguments.stream_digest
+        ),
     )

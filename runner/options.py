@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fairvec.runner.claims import PinOptions
+from fairvec.runner.fresh_streams import StreamOptions
 from fairvec.vectorfiles import default_vectors_root
 
 if TYPE_CHECKING:  # (a run of fixed vectors alone never imports the accumulated modules)
@@ -92,3 +93,6 @@ class RunOptions(NamedTuple):
     # never imports the reference): names the first differing case of an accumulated
     # vector an adapter computed itself. None: the report names the block.
     oracle: Oracle | None = None
+    # --fresh-cases, --fresh-seed, and the reference's digest of a stream no file holds
+    # (runner/fresh_streams.py; given by the command, as ``oracle``)
+    streams: StreamOptions = StreamOptions(digest=None)

@@ -172,6 +172,7 @@ def coverage(
     hello: Hello,
     known: list[KnownFailure],
     claims: dict[str, Any] | None = None,
+    fresh_streams: dict[str, Any] | None = None,
 ) -> Coverage:
     # (as above)
     from fairvec.runner.report import Coverage
@@ -183,6 +184,7 @@ def coverage(
         selection=selection.recorded(),
         known_failures=known,
         claims=claims or {"pinned": {}, "pinned_by": {}, "outputs": {}, "fresh": None},
+        fresh_streams=fresh_streams,
     )
 
 

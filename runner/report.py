@@ -73,6 +73,9 @@ class Coverage(NamedTuple):
     known_failures: list[KnownFailure]
     # the port's claims as runner/claims.py attested them: pinned, outputs, fresh
     claims: dict[str, Any]
+    # the accumulated streams drawn at run time (runner/fresh_streams.py): seed, cases,
+    # each stream's id and cases; None when none was made
+    fresh_streams: dict[str, Any] | None = None
 
 
 class RunInfo(NamedTuple):
@@ -214,6 +217,7 @@ def attestation(info: RunInfo, results: list[Result], tally: Tally) -> dict[str,
         "selection": coverage.selection,
         "known_failures": known_failure_entries(coverage, results),
         "claims": coverage.claims,
+        "fresh_streams": coverage.fresh_streams,
         "algorithms": {
             name: algorithm_coverage(name, counted, tally.marked_of(name), coverage)
             for name, counted in sorted(by_algorithm.items())

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError, stopping_signals_raise
-from fairvec.runner import accumulated_run
+from fairvec.runner import accumulated_run, fresh_streams
 from fairvec.runner.answer_memo import AnswerMemo
 from fairvec.runner.claims import (
     PINNED_TAG,
@@ -132,6 +132,7 @@ class _Ran(NamedTuple):  # (not a dataclass: see runner/results.py)
 
     selection: Selection
     chosen: list[accumulated_run.Accumulated]  # the accumulated vectors, run after the others
+    streams: fresh_streams.FreshStreamPlan | None  # the fresh streams made beside them
     session: AnySession  # closed
     results: list[Result]
     restarts: int  # of the accumulated vectors' adapter (the session counts its own)
@@ -192,7 +193,8 @@ def _claimed(
         )
     order = selection.works + fresh
     works, skipped = apply(order, claims, hello.algorithms)
-    kept, accumulated_skipped = accumulated_run.claimed_for_run(chosen, claims)
+    partial = options.streams.digest is not None  # the reference digests the fields claimed
+    kept, accumulated_skipped = accumulated_run.claimed_for_run(chosen, claims, partial=partial)
     if not (order or kept or accumulated_skipped or _unread_count(selection)):
         raise nothing_selected(chose.root, chose.algorithms)
     return _Claimed(claims, works, skipped, order, kept, accumulated_skipped, plan)
@@ -284,7 +286,8 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
         started_at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
         clock = time.monotonic()
         wanted = _progress_wanted(options.reports.progress)
-        with _progress(len(works) + len(chosen), enabled=wanted) as (advance, note):
+        streams = len(chosen) if options.streams.cases and options.streams.digest else 0
+        with _progress(len(works) + len(chosen) + streams, enabled=wanted) as (advance, note):
             # each file the hello's algorithms need is read whole as its first vector goes,
             # unless its requests and answers are remembered (runner/answer_memo.py)
             memo = AnswerMemo(cache_folder(), selection.files)
@@ -303,8 +306,13 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 port = accumulated_run.PortOptions(
                     options.oracle, _checkpoint_note(note), session.warnings.append
                 )
+                # the streams no file holds: fresh ones, and a partial claim's fields
+                to_stream, stream_plan = fresh_streams.for_run(
+                    claimed.chosen, session.hello, options.streams,
+                    options.selection.excluded_tags,
+                )  # fmt: skip
                 streamed, restarts = accumulated_run.run_for_run(
-                    command, claimed.chosen, advance, port=port,
+                    command, to_stream, advance, port=port,
                     **options.limits.session_keywords(),
                 )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
@@ -318,8 +326,8 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 session.close()
         duration = time.monotonic() - clock
     return _Ran(
-        selection, chosen, session, results, restarts, started_at, duration, claimed, unselected,
-        uncounted=selection.unread,
+        selection, chosen, stream_plan, session, results, restarts, started_at, duration, claimed,
+        unselected, uncounted=selection.unread,
     )  # fmt: skip
 
 
@@ -358,6 +366,7 @@ def _report(
             session.hello,
             known,
             attested(ran.claimed.claims, ran.claimed.plan),
+            fresh_streams.attested(ran.streams),
         ),
         hostname=_hostname(),
         warnings=warnings,

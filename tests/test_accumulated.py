@@ -61,6 +61,11 @@ def short_stream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
     return folder, inputs[WRONG_CASE]
 
 
+def committed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The results of the committed stream (a fresh one is drawn beside it: issue 34)."""
+    return [result for result in results if result["id"] == STREAM_ID]
+
+
 def _wrong_port(inputs: dict[str, Any], how: str = "wrong") -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), how, _input_digest(inputs)]
 
@@ -74,7 +79,7 @@ def test_a_port_wrong_in_one_case_fails_at_its_block(
     selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
     done = fairvec("run", *selection, "--json", report, "--", *port)
     assert done.status == 1, done.stderr
-    (result,) = done.report(report)["results"]
+    (result,) = committed(done.report(report)["results"])
     assert result["id"] == STREAM_ID and result["status"] == "fail"
     assert "from block 7 of 10 on (cases 3000 to 3499)" in result["message"]
     assert f"fairvec accumulated locate --block 7 {STREAM_ID} --" in result["message"]
@@ -141,7 +146,7 @@ def test_an_answer_json_cannot_hold_is_charged_to_its_case(
     selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
     done = fairvec("run", *selection, "--json", report, "--", *_wrong_port(wrong_input, "nan"))
     assert done.status == 1, done.stderr
-    (result,) = done.report(report)["results"]
+    (result,) = committed(done.report(report)["results"])
     assert result["status"] == "error"
     assert result["message"].startswith(f"case {WRONG_CASE} (input {{")
     assert "the answer is not JSON: NaN and infinities" in result["message"]
@@ -156,7 +161,7 @@ def test_a_crash_inside_the_stream_is_charged_to_its_vector(
     selection: list[str | Path] = ["--vectors", folder, "--tag", "accumulated"]
     done = fairvec("run", *selection, "--json", report, "--", *port)
     assert done.status == 1, done.stderr
-    (result,) = done.report(report)["results"]
+    (result,) = committed(done.report(report)["results"])
     assert result["status"] == "error"
     assert result["message"].startswith("case 1234 (input {")
     assert "while handling this vector" in result["message"]
@@ -180,7 +185,9 @@ def test_accumulated_vectors_stopped_by_crashes_stop_the_run(tmp_path: Path) -> 
     selection = ["--algorithm", "bustabit.crash_v2", "--tag", "accumulated", "--json", report]
     done = fairvec("run", *selection, "--", sys.executable, "-c", CRASHES_ON_EVERY_CASE)
     assert done.status == 2, done.stdout + done.stderr
-    (line,) = done.stderr.splitlines()
+    # (the line before it names the fresh streams' seed: issue 34)
+    fresh, line = done.stderr.splitlines()
+    assert fresh.startswith("fairvec: ") and "replay with --fresh-seed" in fresh
     assert line.startswith("fairvec: error: the run stopped: ") and "5 times in a row" in line
     statuses = [result["status"] for result in done.report(report)["results"]]
     assert statuses[0] == "error" and "not-run" in statuses
@@ -217,7 +224,10 @@ def test_bundled_adapters_pass_the_default_tier(
     )
     results = done.report(report)["results"]
     assert done.status == 0, results
-    assert [r["status"] for r in results] == ["pass"] and "accumulated" in results[0]["id"]
+    # the committed stream, and the fresh one drawn beside it (issue 34)
+    assert [r["status"] for r in results] == ["pass", "pass"], results
+    assert "/accumulated@" in results[0]["id"] or results[0]["id"].endswith("/accumulated")
+    assert "/accumulated-fresh" in results[1]["id"]
 
 
 @needs_node

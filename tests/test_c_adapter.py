@@ -65,7 +65,11 @@ def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) ->
     )  # fmt: skip
     report = json.loads(report_path.read_text(encoding="utf-8"))
     statuses = {result["id"]: result["status"] for result in report["results"]}
-    assert set(statuses) == set(expected)
+    # beside each accumulated vector, a fresh stream drawn at run time (issue 34), computed
+    # by the adapter too: judged with the rest below
+    fresh = {result["id"] for result in report["results"] if result.get("fresh")}
+    assert len(fresh) == len(accumulated), fresh
+    assert set(statuses) - fresh == set(expected)
     listed = {result["id"] for result in report["results"] if result.get("known_failure")}
     failing = {v: s for v, s in statuses.items() if s != "pass" and v not in listed}
     assert not failing, (list(failing.items())[:10], done.stdout[-2000:])

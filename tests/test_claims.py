@@ -84,13 +84,13 @@ def test_the_same_port_without_the_hybrid_passes_on_hundreds_of_pinned_vectors(
 def test_fresh_vectors_catch_the_hybrid_and_name_their_seed(tmp_path: Path) -> None:
     _, report = run_port(
         tmp_path, "--pinned-seed", "seed-1", "--pinned-count", "300", "--exclude-tag", "hybrid-33",
-        flags=("--pins", "--hybrid", "33"),
+        "--fresh-seed", "seed-1", flags=("--pins", "--hybrid", "33"),
     )  # fmt: skip
     fresh = [vector_id for vector_id in failed_ids(report) if "/pinned-" in vector_id]
     assert len(fresh) >= 3, fresh  # about 1 in 33 of 300
     again = run_port(
         tmp_path, "--pinned-seed", "seed-1", "--pinned-count", "300", "--exclude-tag", "hybrid-33",
-        flags=("--pins", "--hybrid", "33"),
+        "--fresh-seed", "seed-1", flags=("--pins", "--hybrid", "33"),
     )[1]  # fmt: skip
     assert failed_ids(again) == failed_ids(report)  # the seed replays the run
 

@@ -1,4 +1,5 @@
-"""Fresh vectors on pinned inputs, computed by the reference while ``fairvec run`` runs.
+"""Fresh vectors on pinned inputs, and the expected digests of accumulated streams no file
+holds (stream_checkpoints), computed by the reference while ``fairvec run`` runs.
 
 A port that hard-codes an input (bustabit's salt, say) is checked by the committed vectors
 that hold that value, and by these: inputs drawn like the algorithm's first generated set
@@ -108,3 +109,37 @@ def _generators(spec: Spec, pinned: dict[str, Any]) -> dict[str, Any]:
     for name, value in pinned.items():
         fields[name] = {"const": value}
     return fields
+
+
+# -- fresh and partial accumulated streams (docs/accumulated.md, "Fresh streams") ----------
+
+
+def stream_checkpoints(
+    algorithm: str,
+    variant: str | None,
+    stream: dict[str, Any],
+    count: int,
+    block: int,
+    fields: tuple[str, ...] | None,
+) -> list[str]:
+    """The reference's checkpoints for the first ``count`` cases of ``stream`` in blocks
+    of ``block`` (the last one the digest), as ``fairvec generate`` computes a committed
+    stream's; with ``fields``, each output cut to those fields first, as the runner judges
+    a partial port's answers (runner/claims.py judged_part). For the runner, which never
+    imports the reference: a stream drawn at run time, which no file holds, and a partial
+    port's digest of the fields it claims."""
+    from itertools import islice
+
+    from fairvec import accumulated_digest
+    from fairvec.runner.claims import judged_part
+
+    total = accumulated_digest.Accumulator(block)
+    for inputs in islice(accumulated_digest.cases(stream["seed"], stream["input"]), count):
+        answer: Any = expected(algorithm, inputs, variant)
+        if fields is not None and "output" in answer:
+            answer = {"output": judged_part(answer["output"], fields)}
+        total.add(answer)
+    checkpoints = list(total.checkpoints)
+    if total.count % block:  # a last, partial block
+        checkpoints.append(total.digest)
+    return checkpoints

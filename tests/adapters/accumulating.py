@@ -16,6 +16,10 @@ the reference behind it, and the ways such an adapter goes wrong:
     error-as-answered an error case's record written as the protocol answers it,
                       {"error": {"code": CODE}}, not {"error": CODE}
     double-little-endian  the double generator reads its 8 bytes little-endian
+    partial           claims only stake.dice's result (hello "outputs"): answers hold that
+                      field alone, and an accumulate request's records the fields it names
+    wrong-result:N    case N's result is -1 (a partial port's claimed field, wrong)
+    no-accumulate     no "accumulate" in the hello: the runner streams the cases
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ from fairvec.reference import InvalidInput, compute
 
 MODES = sys.argv[1:]
 WRONG_CASE = next((int(m.split(":")[1]) for m in MODES if m.startswith("wrong-case:")), None)
+WRONG_RESULT = next((int(m.split(":")[1]) for m in MODES if m.startswith("wrong-result:")), None)
+PARTIAL = ["result"]  # the stake.dice field the partial mode claims
 
 
 def answer(algorithm: str, inputs: Any, variant: str | None, index: int | None) -> dict[str, Any]:
@@ -41,7 +47,19 @@ def answer(algorithm: str, inputs: Any, variant: str | None, index: int | None) 
         return {"error": error.code}
     if index is not None and index == WRONG_CASE:
         return {"output": {**output, "roll": -1}} if isinstance(output, dict) else {"output": None}
+    if index is not None and index == WRONG_RESULT:
+        output = {**output, "result": -1}
+    if "partial" in MODES and algorithm == "stake.dice":
+        output = {name: output[name] for name in PARTIAL}
     return {"output": output}
+
+
+def record_of(given: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
+    """The answer as an accumulate request's record holds it: its output cut to ``fields``
+    when the request names some (a partial claim)."""
+    if fields is None or "output" not in given:
+        return given
+    return {"output": {name: given["output"][name] for name in fields if name in given["output"]}}
 
 
 def accumulated(request: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +79,9 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
     total = accumulated_digest.Accumulator(job["block"])
     inputs = accumulated_digest.cases(seed, job["stream"]["input"])
     for index in range(job["count"]):
-        given = answer(request["algorithm"], next(inputs), request["variant"], index)
+        given = record_of(
+            answer(request["algorithm"], next(inputs), request["variant"], index), job.get("fields")
+        )
         if "error-as-answered" in MODES and "error" in given:
             given = {"error": {"code": given["error"]}}
         total.add(given)
@@ -100,7 +120,9 @@ def main() -> None:
     hello = {"type": "hello", "protocol": 1, "name": "accumulating", "version": "1",
              "algorithms": {"stake.dice": ["truncate", "round"],
                             "stake.shuffle": ["pick-and-remove", "swap-from-end"]},
-             "accumulate": True}  # fmt: skip
+             "accumulate": "no-accumulate" not in MODES}  # fmt: skip
+    if "partial" in MODES:
+        hello["outputs"] = {"stake.dice": PARTIAL}
     print(json.dumps(hello), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
