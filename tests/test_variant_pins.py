@@ -87,3 +87,28 @@ def test_a_pin_longer_than_the_bound_is_one_line_before_anything_is_made() -> No
     assert done.status == 2 and len(said) == 1 and len(said[0]) < 400, said
     assert f"more than the {MAX_PIN_CHARACTERS:,} a pin may hold" in said[0]
     assert "fresh vector(s)" not in done.stderr  # refused before any was made
+
+
+# -- fresh vectors in proportion to their cost (issue 34 §4) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fix", "fits"),
+    [
+        ("max_steps=10000000", "--pinned-count 14 or fewer"),  # 10,001 cases x 2 variants each
+        ("bustabit.chain_position:game_number=20000000", "--pinned-count 29 or fewer"),
+    ],
+)
+def test_a_pinned_run_whose_fresh_vectors_cost_hours_is_refused_before_any_is_made(
+    fix: str, fits: str
+) -> None:
+    """Estimated by the spec's cost (10^7 hash steps a vector), not timed: the refusal
+    comes before the first fresh vector is computed (before: 1,000 walks of 10^7 hashes)."""
+    algorithm = "bustabit.chain_position" if "chain_position" in fix else "bustabit.chain_check"
+    done = fairvec("run", "--algorithm", algorithm, "--fix", fix, "--tier", "none",
+                   "--bundled", "python")  # fmt: skip
+    said = done.stderr.strip().splitlines()
+    assert done.status == 2 and len(said) == 1, said
+    assert "more than the 300,000 (about 5 minutes) a pinned run may ask" in said[0]
+    assert fits in said[0]
+    assert "fresh vector(s) on the pinned inputs" not in done.stderr
