@@ -58,6 +58,17 @@ def test_each_variant_runs_on_its_own_salt_with_fresh_vectors(tmp_path: Path, ho
     assert {r["id"].rpartition("@")[2] for r in committed} == {"raw-bytes", "hex-text"}
 
 
+
+def test_fuzz_holds_each_variants_own_salt() -> None:
+    done = fairvec(
+        "fuzz", "--algorithm", "bustabit.games", "--count", "30", "--seed", "1",
+        "--valid-only", *BY_FIX, "--", sys.executable, str(PORT),
+    )  # fmt: skip
+    assert done.status == 0, done.stdout + done.stderr
+    assert "bustabit.games@hex-text: every input holds salt" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("bustabit.games "))
+    assert row.split()[3] == "0", row  # skipped: no input on the other variant's salt
+
 @pytest.mark.parametrize(
     ("fix", "said"),
     [
