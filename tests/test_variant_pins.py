@@ -123,3 +123,17 @@ def test_a_pinned_run_whose_fresh_vectors_cost_hours_is_refused_before_any_is_ma
     assert "more than the 300,000 (about 5 minutes) a pinned run may ask" in said[0]
     assert fits in said[0]
     assert "fresh vector(s) on the pinned inputs" not in done.stderr
+
+
+def test_a_hello_pinning_a_variant_it_does_not_declare_is_refused() -> None:
+    import json
+
+    from fairvec.runner.protocol import parse_hello
+
+    hello = {"type": "hello", "protocol": 1, "name": "p", "version": "1",
+             "algorithms": {"bustabit.games": ["raw-bytes"]},
+             "pins": {"bustabit.games@hex-text": {"salt": FIRST}}}  # fmt: skip
+    with pytest.raises(ValueError, match="does not declare the variant 'hex-text'"):
+        parse_hello(json.dumps(hello).encode())
+    hello["algorithms"] = {"bustabit.games": ["raw-bytes", "hex-text"]}
+    assert parse_hello(json.dumps(hello).encode()).pins == hello["pins"]
