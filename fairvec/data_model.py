@@ -144,6 +144,7 @@ class SpecData(TypedDict):
     generated: NotRequired[list[GeneratedSet]]
     upstream: NotRequired[list[UpstreamSet]]
     accumulated: NotRequired[list[AccumulatedSet]]
+    cost: NotRequired[dict[str, Any]]  # one case's cost (spec.schema.json: case, steps)
 
 
 # -- vector files (vectors/vectors.schema.json) --------------------------------------------
@@ -204,6 +205,7 @@ class AccumulatedVector(TypedDict):
     tags: list[str]
     provenance: dict[str, Any]
     comment: NotRequired[str]
+    case_cost: NotRequired[float]  # the spec's cost.case, when more than 1
 
 
 class ShownAccumulated(Request):

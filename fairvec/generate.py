@@ -701,6 +701,9 @@ def _accumulated_entry(
     }
     if accumulated_set.get("comment"):
         entry["comment"] = accumulated_set["comment"]
+    case_cost = spec.data.get("cost", {}).get("case", 1)
+    if case_cost != 1:  # the runner's time for an accumulate request follows it
+        entry["case_cost"] = case_cost
     return entry
 
 

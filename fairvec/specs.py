@@ -2,8 +2,9 @@
 
 Errors name the file, the field and the reason, on one line. A spec file is read only if
 it is a regular file of at most SPEC_FILE_LIMIT bytes, and its YAML is bounded before it
-is turned into Python values: at most MAX_NESTING levels deep, and its aliases may repeat
-at most ALIAS_EXPANSION_LIMIT nodes (docs/spec-format.md, "Limits").
+is turned into Python values: at most MAX_NESTING levels deep, at most NODE_LIMIT values,
+and its aliases may repeat at most ALIAS_EXPANSION_LIMIT nodes (docs/spec-format.md,
+"Limits").
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-
 # counted on the composed document, before anything is constructed, and bounded. The
 # committed specs' only alias (a worked example's states, videopoker/game.yaml) repeats 71.
 ALIAS_EXPANSION_LIMIT = 100_000
+# The values (YAML nodes) one spec file may hold, counted as they are composed, so a file
+# of a million values is refused after the first 20,001 rather than after all of them
+# (issue 34: a million-item anchor aliased a thousand times was refused only after 88 s, the
+# anchor composed whole first). The largest committed spec holds 1,652
+# (videopoker/evaluate.yaml): twelve times as many is room enough for any hand-written spec.
+NODE_LIMIT = 20_000
 TOO_DEEP = (
     f"a spec file is nested too deeply: it nests arrays or objects more than {MAX_NESTING} "
     "levels deep, which no spec needs"
@@ -60,15 +67,28 @@ TOO_DEEP = (
 BOUNDARY_SET = "boundary"
 
 
+def too_many_values(line: int) -> FairvecError:
+    return FairvecError(
+        f"line {line}: a spec file holds more than {NODE_LIMIT:,} values (the largest "
+        "committed spec holds under 2,000): split the cases, or draw them (generated:)"
+    )
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice (PyYAML keeps the last one silently), and
-    a document too deep or whose aliases expand too far (see _Measure)."""
+    """SafeLoader that refuses a key given twice (PyYAML keeps the last one silently), a
+    document of more than NODE_LIMIT values (counted as composed), and one too deep or whose
+    aliases expand too far (see _Measure)."""
 
     _depth = 0  # of the node being composed; the root's is 1
+    _nodes = 0  # composed so far (an alias counts once here; _Measure counts its values)
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         # PyYAML composes recursively: bounded here, a 20,000-deep document is refused at
         # level 66 rather than by a RecursionError at whatever depth the stack allows
+        self._nodes += 1
+        if self._nodes > NODE_LIMIT:
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise too_many_values(int(event.start_mark.line) + 1)
         self._depth += 1
         try:
             if self._depth > MAX_NESTING + 1:  # a scalar inside MAX_NESTING collections
@@ -97,6 +117,7 @@ class _Measure:
         self.known: dict[int, tuple[int, int]] = {}  # id(node): (nodes, height)
         self.open: set[int] = set()  # the collections from the root to the one measured
         self.repeated = 0
+        self.distinct = 0  # nodes met first-hand (not through an alias): NODE_LIMIT
 
     def collection(self, node: yaml.CollectionNode, depth: int) -> tuple[int, int]:
         """(nodes, height) of a collection at ``depth`` (the root's is 1)."""
@@ -120,8 +141,12 @@ class _Measure:
         if depth > MAX_NESTING:
             raise FairvecError(TOO_DEEP)
         self.open.add(id(node))
+        children = _children(node)
+        self.distinct += 1 + len(children)
+        if self.distinct > NODE_LIMIT:  # (LibYAML composed the file: counted here)
+            raise too_many_values(_line(node))
         nodes, height = 1, 1
-        for child in _children(node):
+        for child in children:
             if isinstance(child, yaml.CollectionNode):
                 child_nodes, child_height = self.collection(child, depth + 1)
                 nodes, height = nodes + child_nodes, max(height, child_height + 1)
@@ -231,8 +256,18 @@ def _shallow(text: str) -> bool:
     return all(len(line) - len(line.lstrip(" ")) <= _FAST_MAX_INDENT for line in text.splitlines())
 
 
+def _few_values(text: str) -> bool:
+    """Whether ``text`` may hold at most NODE_LIMIT values: each value but the first follows
+    a comma, a line end, a "-", ":", "?" or an opening bracket (a key and its value share
+    one ":"), so a text with fewer of these can hold no more. Others go to the pure-Python
+    loader, which counts while composing and stops at the limit; LibYAML, which cannot be
+    stopped, would compose a million values first."""
+    separators = sum(text.count(character) for character in ",\n-:?[{")
+    return 2 * separators + 1 <= NODE_LIMIT
+
+
 def _load_yaml(text: str) -> Any:
-    if _FastLoader is not None and _shallow(text):
+    if _FastLoader is not None and _few_values(text) and _shallow(text):
         try:
             return yaml.load(text, Loader=_FastLoader)
         except yaml.YAMLError:

@@ -55,13 +55,20 @@ V1_INSTANT_CRASH = {"bustabit": 0.0, "roobet": 1.0}
 HASH = re.compile(r"[0-9a-f]{64}")
 BITS = 52  # "the most significant 52 bits" of the HMAC, 13 hex digits
 TWO_TO_BITS = 2**BITS
-MAX_STEPS = 100_000_000  # ten of bustabit's 10-million-hash chains
+# bustabit's chains each hold 10,000,000 hashes (research/hash-chain-and-stake.md: the seed
+# is hashed 10 million times): no walk within a chain is longer (issue 34: the bound was ten
+# chains, 10^8 steps, minutes a vector)
+CHAIN_LENGTH = 10_000_000
+MAX_STEPS = CHAIN_LENGTH
 MAX_GAME = 2**53 - 1  # a game number JavaScript holds exactly
+# terminating_game's bound, unchanged when max_steps's fell from 10^8 (every game number
+# is still a safe integer; moving it would change vectors for no port's sake)
+MAX_TERMINATING_GAME = MAX_GAME - 100_000_000
 MAX_GAMES = 10_000  # games listed by one bustabit.games request
 
 # bustabit's two chains as its verifier numbers them (src/constants.ts): the chain rule, the
 # terminating hash, and the number it stands for (game origin + 1 hashes to it).
-FIRST_CHAIN_LENGTH = 10_000_000  # PREV_CHAIN_LENGTH: games 1 to 10,000,000
+FIRST_CHAIN_LENGTH = CHAIN_LENGTH  # PREV_CHAIN_LENGTH: games 1 to 10,000,000
 CHAINS: dict[str, tuple[str, bytes, int]] = {
     "first": (
         "hex-text",
@@ -74,7 +81,7 @@ CHAINS: dict[str, tuple[str, bytes, int]] = {
         FIRST_CHAIN_LENGTH,
     ),
 }
-MAX_GAME_NUMBER = FIRST_CHAIN_LENGTH + MAX_STEPS  # the current chain's length is not published
+MAX_GAME_NUMBER = FIRST_CHAIN_LENGTH + CHAIN_LENGTH  # the current chain's last game
 
 # The Vx era (src/constants.ts: VX_GAME_SALT, VX_PUB_KEY, VX_PRIV_KEY, VX_LAST_GAME).
 VX_FIRST_GAME, VX_LAST_GAME = 10_000_001, 12_279_450
@@ -299,7 +306,7 @@ def chain_check(
         "terminating_game",
         terminating_game,
         0,
-        MAX_GAME - MAX_STEPS,
+        MAX_TERMINATING_GAME,
     )
     steps = walk_chain(start, target, max_steps, variant)
     if steps is None:

@@ -684,7 +684,7 @@ def claimed_for_run(
     kept: list[Accumulated] = []
     skipped: list[Result] = []
     for one in chosen:
-        pinned = claims.pins.get(one.algorithm, {})
+        pinned = claims_module.pinned_for(claims, one.algorithm, one.variant)
         generators = one.entry["stream"]["input"]
         held = all(
             same_json(generators.get(name), {"const": value}) for name, value in pinned.items()

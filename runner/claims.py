@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fairvec.errors import FairvecError
@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from fairvec.vectorfiles import VectorFile
 
 ANY_ALGORITHM = "*"  # a hello's pins for every algorithm that has the field
+VARIANT_MARK = "@"  # a pin's scope ALGORITHM@VARIANT holds for that variant's vectors only
+# The JSON text of one pinned value, at most: a constant a port hard-codes is a salt, a
+# seed, a number (bustabit's salt is 66 characters). Every fresh vector carries the value,
+# so a 1 MB pin made 1,000 requests of 1 MB each (issue 34: about 25 minutes).
+MAX_PIN_CHARACTERS = 1024
 PINNED_TAG = "pinned"  # the tag of the fresh vectors made on the pinned values
 SHOWN_VALUE = 80  # characters of a pinned value quoted in a message
 
@@ -36,8 +41,9 @@ FreshVectors = Callable[[str, list[str | None], dict[str, Any], int, str], list[
 
 class Fix(NamedTuple):  # (not a dataclass: see runner/results.py)
     """One pinned field, as --fix or a hello gave it: ``scope`` is an algorithm id or glob
-    (``*`` for every algorithm that has the field); ``value`` is the value, or for --fix
-    the text typed (read by the field's type, see _typed)."""
+    (``*`` for every algorithm that has the field), or ``ALGORITHM@VARIANT`` for one
+    variant's vectors; ``value`` is the value, or for --fix the text typed (read by the
+    field's type, see _typed)."""
 
     scope: str
     field: str
@@ -70,7 +76,9 @@ class PinOptions:
 class Claims(NamedTuple):
     """The claims resolved over the algorithms selected."""
 
-    pins: dict[str, dict[str, Any]]  # algorithm -> field -> value
+    # algorithm, or algorithm@variant (that variant's own pins) -> field -> value; what a
+    # vector must hold is both (pinned_for)
+    pins: dict[str, dict[str, Any]]
     outputs: dict[str, tuple[str, ...]]  # algorithm -> fields
     # algorithm -> field -> who pinned it: "hello" or "--fix"
     pinned_by: dict[str, dict[str, str]]
@@ -80,12 +88,13 @@ class Claims(NamedTuple):
 
 
 def parse_fix(text: str) -> Fix:
-    """``[ALGORITHM:]FIELD=VALUE`` (argparse's type for --fix)."""
+    """``[ALGORITHM[@VARIANT]:]FIELD=VALUE`` (argparse's type for --fix)."""
     head, equals, value = text.partition("=")
     scope, colon, name = head.rpartition(":")
     if not equals or not name:
         raise ValueError(
-            f"{text!r}: give FIELD=VALUE, or ALGORITHM:FIELD=VALUE (e.g. salt=0000...)"
+            f"{text!r}: give FIELD=VALUE, ALGORITHM:FIELD=VALUE or "
+            "ALGORITHM@VARIANT:FIELD=VALUE (e.g. salt=0000...)"
         )
     from fairvec.jsonio import shown_text  # (a long value is cut in every message)
 
@@ -111,26 +120,30 @@ def resolve(hello: Hello, fixes: Sequence[Fix], files: Sequence[VectorFile]) -> 
     """The pins and the partial outputs over the selected algorithms' vector files; a pin
     or a claim the suite cannot honour is a one-line usage error."""
     schemas = {f.algorithm: (f.data["input_schema"], f.output_schema) for f in files}
-    return resolve_schemas(hello, fixes, schemas)
+    return resolve_schemas(hello, fixes, schemas, {f.algorithm: f.variants for f in files})
 
 
 def resolve_schemas(
-    hello: Hello, fixes: Sequence[Fix], schemas: dict[str, tuple[dict[str, Any], dict[str, Any]]]
+    hello: Hello,
+    fixes: Sequence[Fix],
+    schemas: dict[str, tuple[dict[str, Any], dict[str, Any]]],
+    variants: Mapping[str, Sequence[str]] | None = None,
 ) -> Claims:
     """resolve, given each selected algorithm's input and output schemas (fairvec fuzz
-    has specs, not vector files)."""
+    has specs, not vector files) and its variants (for pins of one variant)."""
     pins: dict[str, dict[str, Any]] = {}
     sources: dict[str, dict[str, str]] = {}
     for fix in [*hello_fixes(hello), *fixes]:
-        for algorithm, value in _pinned_by(fix, schemas, hello):
-            sources.setdefault(algorithm, {})[fix.field] = "--fix" if fix.typed else "hello"
-            already = pins.setdefault(algorithm, {})
+        for key, value in _pinned_by(fix, schemas, hello, variants or {}):
+            sources.setdefault(key, {})[fix.field] = "--fix" if fix.typed else "hello"
+            already = pins.setdefault(key, {})
             if fix.field in already and not same_json(already[fix.field], value):
                 raise FairvecError(
-                    f"{fix.source}: {algorithm}'s {fix.field} is pinned twice, to "
+                    f"{fix.source}: {key}'s {fix.field} is pinned twice, to "
                     f"{_shown(already[fix.field])} and {_shown(value)}: pin it once"
                 )
             already[fix.field] = value
+    _check_variant_pins(pins)
     outputs = {
         algorithm: _claimed_outputs(algorithm, fields, schemas[algorithm][1])
         for algorithm, fields in hello.outputs.items()
@@ -139,11 +152,82 @@ def resolve_schemas(
     return Claims(pins, outputs, sources)
 
 
+def pinned_for(claims: Claims, algorithm: str, variant: str | None) -> dict[str, Any]:
+    """What a vector of ``algorithm`` in ``variant`` must hold: the algorithm's pins and
+    that variant's own (_check_variant_pins: never two values for one field)."""
+    pinned = claims.pins.get(algorithm, {})
+    if variant is None:
+        return pinned
+    own = claims.pins.get(f"{algorithm}{VARIANT_MARK}{variant}")
+    return {**pinned, **own} if own else pinned
+
+
+def _check_variant_pins(pins: dict[str, dict[str, Any]]) -> None:
+    for key, fields in pins.items():
+        algorithm, _, _ = key.partition(VARIANT_MARK)
+        if algorithm == key:
+            continue
+        for name, value in fields.items():
+            held = pins.get(algorithm, {}).get(name, value)
+            if not same_json(held, value):
+                raise FairvecError(
+                    f"{key}'s {name} is pinned to {_shown(value)}, and {algorithm}'s (every "
+                    f"variant's) to {_shown(held)}: pin it once, per variant or for all"
+                )
+
+
+def _variant_scope(
+    fix: Fix, schemas: dict[str, Any], hello: Hello, variants: Mapping[str, Sequence[str]]
+) -> tuple[str, str] | None:
+    """(algorithm, variant) of a pin scoped ``ALGORITHM@VARIANT``, checked: the algorithm
+    is selected and declared, and has that variant, which the adapter declares; None for
+    a pin of a whole algorithm (or glob), or of an algorithm a hello pins but this run did
+    not select."""
+    algorithm, mark, variant = fix.scope.partition(VARIANT_MARK)
+    if not mark:
+        return None
+    if set("*?[") & set(algorithm) or not variant:
+        raise FairvecError(
+            f"{fix.source}: {fix.scope}: a variant's pin names one algorithm and one of its "
+            "variants (e.g. bustabit.games@raw-bytes), without wildcards"
+        )
+    if algorithm not in schemas:
+        if fix.typed:
+            raise FairvecError(
+                f"{fix.source}: {algorithm} is not among the algorithms selected "
+                "(check the name, and --algorithm)"
+            )
+        return None
+    known = list(variants.get(algorithm, ()))
+    if variant not in known:
+        raise FairvecError(
+            f"{fix.source}: {algorithm} has no variant {variant!r} "
+            f"(its variants: {', '.join(known) or 'none'})"
+        )
+    if variant not in hello.algorithms.get(algorithm, []):
+        raise FairvecError(
+            f"{fix.source}: the adapter does not declare {algorithm}'s variant {variant!r} "
+            "(its hello lists " + (", ".join(hello.algorithms.get(algorithm, [])) or "none") + ")"
+        )
+    return algorithm, variant
+
+
 def _pinned_by(
-    fix: Fix, schemas: dict[str, tuple[dict[str, Any], dict[str, Any]]], hello: Hello
+    fix: Fix,
+    schemas: dict[str, tuple[dict[str, Any], dict[str, Any]]],
+    hello: Hello,
+    variants: Mapping[str, Sequence[str]],
 ) -> list[tuple[str, Any]]:
-    """The (algorithm, value) pairs ``fix`` pins among the algorithms selected and
-    declared, each value checked against that algorithm's input schema."""
+    """The (algorithm or algorithm@variant, value) pairs ``fix`` pins among the
+    algorithms selected and declared, each value checked against that algorithm's input
+    schema."""
+    if VARIANT_MARK in fix.scope:
+        scoped = _variant_scope(fix, schemas, hello, variants)
+        if scoped is None:
+            return []
+        algorithm, _ = scoped
+        exact_fix = fix._replace(scope=algorithm)
+        return [(fix.scope, value) for _, value in _pinned_by(exact_fix, schemas, hello, {})]
     exact = not set("*?[") & set(fix.scope)
     if exact and fix.scope not in schemas:
         if fix.typed:  # a user's --fix naming no selected algorithm is a mistake
@@ -170,6 +254,7 @@ def _pinned_by(
                 )
             continue
         value = _typed(fix, algorithm, properties[fix.field])
+        _check_size(fix, algorithm, value)
         _check_value(fix, algorithm, properties[fix.field], value)
         found.append((algorithm, value))
     if not found and fix.typed:
@@ -178,6 +263,18 @@ def _pinned_by(
             f"field {fix.field!r}"
         )
     return found
+
+
+def _check_size(fix: Fix, algorithm: str, value: Any) -> None:
+    """A pinned value of more than MAX_PIN_CHARACTERS of JSON is refused before it is
+    checked against the schema or any vector is made with it."""
+    size = len(json.dumps(value, ensure_ascii=False))
+    if size > MAX_PIN_CHARACTERS:
+        raise FairvecError(
+            f"{fix.source}: {algorithm}'s {fix.field}: a pinned value of {size:,} characters "
+            f"of JSON, more than the {MAX_PIN_CHARACTERS:,} a pin may hold (every fresh "
+            "vector carries it): pin the short constant the port hard-codes"
+        )
 
 
 def _typed(fix: Fix, algorithm: str, schema: dict[str, Any]) -> Any:
@@ -263,7 +360,7 @@ def apply(
         if variant is not None and variant not in declared.get(work.algorithm, [variant]):
             sent.append(work)
             continue
-        pinned = claims.pins.get(work.algorithm)
+        pinned = pinned_for(claims, work.algorithm, variant)
         if pinned and not holds(work.vector["input"], pinned):
             skipped.append(_skip(work, "input-not-pinned", _not_pinned(pinned)))
             continue
@@ -340,8 +437,9 @@ def fresh_works(
     options: PinOptions,
 ) -> tuple[list[Work], FreshPlan | None]:
     """Fresh vectors on the pinned values, for every pinned algorithm, in each variant the
-    adapter declares (options.fresh computes them: the runner never imports the
-    reference). None for the plan when nothing is pinned or none are asked for."""
+    adapter declares, each variant on its own pins (options.fresh computes them: the
+    runner never imports the reference). None for the plan when nothing is pinned or none
+    are asked for."""
     if not claims.pins or options.fresh is None or options.count == 0:
         return [], None
     import secrets
@@ -349,16 +447,39 @@ def fresh_works(
     plan = FreshPlan(options.seed or secrets.token_hex(8), options.count)
     by_algorithm = {vector_file.algorithm: vector_file for vector_file in files}
     works: list[Work] = []
-    for algorithm, pinned in sorted(claims.pins.items()):
+    pinned_algorithms = sorted({key.partition(VARIANT_MARK)[0] for key in claims.pins})
+    for algorithm in pinned_algorithms:
         vector_file = by_algorithm[algorithm]
         declared = hello.algorithms[algorithm]
         variants: list[str | None] = [v for v in vector_file.variants if v in declared]
         if not vector_file.variants:
             variants = [None]
-        vectors = options.fresh(algorithm, variants, pinned, options.count, plan.seed)
-        plan.made[algorithm] = len(vectors)
-        works += [Work(vector, algorithm, vector_file.output_schema) for vector in vectors]
+        for group, pinned in _variants_by_pins(claims, algorithm, variants):
+            # one stream per set of pins: the algorithm's own seed when every variant
+            # shares them (as before per-variant pins), else the variants' names added
+            seed = plan.seed if len(group) == len(variants) else _group_seed(plan.seed, group)
+            vectors = options.fresh(algorithm, group, pinned, options.count, seed)
+            plan.made[algorithm] = plan.made.get(algorithm, 0) + len(vectors)
+            works += [Work(vector, algorithm, vector_file.output_schema) for vector in vectors]
     return works, plan
+
+
+def _variants_by_pins(
+    claims: Claims, algorithm: str, variants: list[str | None]
+) -> list[tuple[list[str | None], dict[str, Any]]]:
+    """The variants grouped by the pins their vectors hold, in the spec's order; a variant
+    nothing pins makes no fresh vectors (its committed vectors all run)."""
+    groups: dict[str, tuple[list[str | None], dict[str, Any]]] = {}
+    for variant in variants:
+        pinned = pinned_for(claims, algorithm, variant)
+        if pinned:
+            key = json.dumps(pinned, sort_keys=True)
+            groups.setdefault(key, ([], pinned))[0].append(variant)
+    return list(groups.values())
+
+
+def _group_seed(seed: str, group: list[str | None]) -> str:
+    return f"{seed}{VARIANT_MARK}{'+'.join(str(variant) for variant in group)}"
 
 
 # -- the attestation ------------------------------------------------------------------------

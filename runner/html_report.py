@@ -418,8 +418,14 @@ def _claim_lines(attested: dict[str, Any]) -> list[str]:
     judged = attested.get("outputs_judged", "all")  # (reports of older runs have none)
     if judged != "all":
         lines.append(_text(f"PARTIAL: {', '.join(judged)} only"))
-    if attested.get("pinned"):
-        pinned = attested["pinned"].items()
+    per_variant = attested.get("pinned_variants") or {}  # (older reports: none)
+    if attested.get("pinned") or per_variant:
+        pinned = [(name, value) for name, value in (attested.get("pinned") or {}).items()]
+        pinned += [
+            (f"{name} @{variant}", value)
+            for variant, fields in per_variant.items()
+            for name, value in fields.items()
+        ]
         values = ", ".join(f"{name} = {_short(value)}" for name, value in pinned)
         fresh = attested.get("fresh_vectors", 0)
         lines.append(_text(f"pinned: {values}" + (f" ({fresh:,} fresh)" if fresh else "")))

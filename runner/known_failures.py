@@ -83,20 +83,90 @@ def _check_leading_wildcards(option: str, entries: list[KnownFailure]) -> None:
         )
 
 
+_GLOB_CHARACTER = re.compile(r"[*?[]")
+
+
 def _literal_start(entry: str) -> str:
     """The part of ``entry`` before its first glob character (all of an id)."""
-    cut = min((entry.find(c) for c in GLOB_CHARACTERS if c in entry), default=len(entry))
-    return entry[:cut]
+    found = _GLOB_CHARACTER.search(entry)
+    return entry if found is None else entry[: found.start()]
+
+
+# What separates a glob's literal runs: a wildcard, a class as fnmatch reads it (a "!" and a
+# "]" right after the "[" belong to it), and a lone "[" or "]" (literal to fnmatch; ending a
+# run here only makes the run shorter, never wrong)
+_NOT_LITERAL = re.compile(r"[*?]|\[!?\]?[^\]]*\]|[\[\]]")
+
+
+def _literal_runs(glob: str) -> list[str]:
+    """The runs of ``glob`` that every id it matches holds verbatim, in order (the last is
+    its literal end, empty when it ends with a wildcard or a class)."""
+    return _NOT_LITERAL.split(glob)
+
+
+class _Globs:
+    """The globs sharing one literal start (in file order), indexed again by what follows
+    it, the first time an id with that start is looked up and only when there are more
+    than a few: by their literal end (an id is looked up by its own ends:
+    ``casino.mines/*-17``) or their longest inner run when that is longer (looked up by the
+    id's substrings of those lengths: ``casino.mines/*-17-*``), else tried on every id of
+    that start (``casino.mines/*``). 200,000 globs of a few algorithms then cost a few
+    lookups an id, not 200,000 matches (issue 34: 84 s before)."""
+
+    FEW = 8  # globs tried one by one without an index: cheaper than building it
+
+    def __init__(self, start: str) -> None:
+        self.start = start
+        self.entries: list[KnownFailure] = []
+        self._ends: dict[str, list[KnownFailure]] | None = None  # None: not indexed yet
+        self._inner: dict[str, list[KnownFailure]] = {}
+        self._loose: list[KnownFailure] = []
+
+    def candidates(self, vector_id: str) -> list[list[KnownFailure]]:
+        """The lists (each in file order) that may hold a glob matching ``vector_id``."""
+        if len(self.entries) <= self.FEW:
+            return [self.entries]
+        if self._ends is None:
+            self._index()
+        assert self._ends is not None
+        found = [self._loose] if self._loose else []
+        start, size = len(self.start), len(vector_id)
+        for length in self._end_lengths:
+            if length > size - start:
+                break
+            listed = self._ends.get(vector_id[size - length :])
+            if listed is not None:
+                found.append(listed)
+        for length in self._inner_lengths:
+            if length > size - start:
+                break
+            runs = {vector_id[at : at + length] for at in range(start, size - length + 1)}
+            found += [self._inner[run] for run in runs if run in self._inner]
+        return found
+
+    def _index(self) -> None:
+        self._ends = {}
+        for entry in self.entries:
+            runs = _literal_runs(entry.entry[len(self.start) :])
+            end, longest = runs[-1], max(runs[:-1], key=len)
+            if end and len(end) >= len(longest):  # the longer key: fewer globs share it
+                self._ends.setdefault(end, []).append(entry)
+            elif longest:
+                self._inner.setdefault(longest, []).append(entry)
+            else:
+                self._loose.append(entry)
+        self._end_lengths = sorted(set(map(len, self._ends)))
+        self._inner_lengths = sorted(set(map(len, self._inner)))
 
 
 class KnownFailureIndex:
     """Finds the first entry (in file order) that lists a vector id. An id is looked up
-    directly; a glob is tried only on ids that begin with its literal start, and compiled
-    the first time it is tried."""
+    directly; a glob is tried only on ids that begin with its literal start and hold what
+    _Globs indexes it by, and compiled the first time it is tried."""
 
     def __init__(self, entries: Iterable[KnownFailure]) -> None:
         self._ids: dict[str, KnownFailure] = {}
-        self._globs: dict[str, list[KnownFailure]] = {}  # by literal start, in file order
+        self._globs: dict[str, _Globs] = {}  # by literal start
         seen: set[str] = set()
         for entry in entries:
             start = _literal_start(entry.entry)
@@ -104,7 +174,10 @@ class KnownFailureIndex:
                 self._ids.setdefault(entry.entry, entry)
             elif entry.entry not in seen:  # a glob listed twice matches as its first
                 seen.add(entry.entry)
-                self._globs.setdefault(start, []).append(entry)
+                globs = self._globs.get(start)
+                if globs is None:
+                    globs = self._globs[start] = _Globs(start)
+                globs.entries.append(entry)
         self._lengths = sorted({len(start) for start in self._globs})
         self._compiled: dict[str, re.Pattern[str]] = {}
 
@@ -113,13 +186,30 @@ class KnownFailureIndex:
         for length in self._lengths:
             if length > len(vector_id):
                 break
-            for entry in self._globs.get(vector_id[:length], ()):
-                if found is not None and entry.line > found.line:
-                    break  # in file order: no later entry of this start can come first
-                if self._pattern(entry.entry).match(vector_id):
-                    found = entry
-                    break
+            globs = self._globs.get(vector_id[:length])
+            if globs is None:
+                continue
+            for listed in globs.candidates(vector_id):
+                found = self._first_match(listed, vector_id, found)
         return found
+
+    def _first_match(
+        self, listed: list[KnownFailure], vector_id: str, found: KnownFailure | None
+    ) -> KnownFailure | None:
+        """``found``, or the first entry of ``listed`` matching ``vector_id`` that comes
+        before it in the file."""
+        for entry in listed:
+            if found is not None and entry.line > found.line:
+                break  # in file order: no later entry of this list can come first
+            if self._pattern(entry.entry).match(vector_id):
+                return entry
+        return found
+
+    @property
+    def globs_tried(self) -> int:
+        """How many distinct globs some lookup has matched an id against (each is compiled
+        once, when first tried): what the index saves, counted (tests/test_known_failures.py)."""
+        return len(self._compiled)
 
     def _pattern(self, glob: str) -> re.Pattern[str]:
         pattern = self._compiled.get(glob)

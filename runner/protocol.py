@@ -347,12 +347,25 @@ def _check_claims_declared(message: dict[str, Any]) -> None:
     declared = message["algorithms"]
     for key in ("pins", "outputs"):
         for algorithm in message.get(key, {}):
-            if algorithm not in declared and not (key == "pins" and algorithm == "*"):
+            if key == "pins" and "@" in algorithm:
+                _check_variant_pin_declared(algorithm, declared)
+            elif algorithm not in declared and not (key == "pins" and algorithm == "*"):
                 also = " (or pin it for every algorithm with *)" if key == "pins" else ""
                 raise ValueError(
                     f"{key}/{algorithm[:80]}: not among the hello's algorithms: declare it "
                     f"in 'algorithms' too{also}"
                 )
+
+
+def _check_variant_pin_declared(scope: str, declared: dict[str, list[str]]) -> None:
+    """A pin of one variant (``ALGORITHM@VARIANT``, runner/claims.py) names a variant the
+    hello declares for that algorithm."""
+    algorithm, _, variant = scope.partition("@")
+    if variant not in declared.get(algorithm, []):
+        raise ValueError(
+            f"pins/{scope[:80]}: the hello does not declare the variant {variant[:40]!r} of "
+            f"{algorithm[:80]}: list it under 'algorithms' too"
+        )
 
 
 def _check_hello_size(algorithms: Any) -> None:

@@ -146,6 +146,7 @@ def algorithm_coverage(
         # the port's claims (runner/claims.py): what was pinned, and which output fields
         # were judged ("all", or the fields of a partial claim: never a full pass)
         "pinned": coverage.claims["pinned"].get(algorithm),
+        "pinned_variants": _variant_pins(coverage, algorithm),
         "fresh_vectors": _fresh_count(coverage, algorithm),
         "outputs_judged": coverage.claims["outputs"].get(algorithm, "all"),
     }
@@ -167,6 +168,18 @@ def _skip_reasons(
     if skips > len(own):
         reasons[hello_skip_reason(algorithm, declared)] += skips - len(own)
     return reasons
+
+
+def _variant_pins(coverage: Coverage, algorithm: str) -> dict[str, Any] | None:
+    """variant -> field -> value, the pins of one variant only (runner/claims.py,
+    ALGORITHM@VARIANT); None when there are none."""
+    prefix = f"{algorithm}@"
+    own = {
+        key.removeprefix(prefix): fields
+        for key, fields in coverage.claims["pinned"].items()
+        if key.startswith(prefix)
+    }
+    return own or None
 
 
 def _fresh_count(coverage: Coverage, algorithm: str) -> int:
@@ -345,10 +358,15 @@ def _write_claims(stream: TextIO, coverage: Coverage, selected: dict[str, Any]) 
     fresh = coverage.claims["fresh"]
     for name, entry in selected.items():
         pinned, judged = entry["pinned"], entry["outputs_judged"]
-        if pinned:
-            values = ", ".join(
-                f"{field} = {json.dumps(value)[:70]}" for field, value in pinned.items()
-            )
+        per_variant = entry.get("pinned_variants") or {}
+        if pinned or per_variant:
+            said = [(f"{field} = ", value) for field, value in (pinned or {}).items()]
+            said += [
+                (f"{field} (@{variant}) = ", value)
+                for variant, fields in per_variant.items()
+                for field, value in fields.items()
+            ]
+            values = ", ".join(f"{field}{json.dumps(value)[:70]}" for field, value in said)
             made = (
                 f", {entry['fresh_vectors']:,} of them fresh (seed {fresh['seed']})"
                 if fresh
@@ -615,7 +633,7 @@ def _junit_properties(
         if key == "skipped":
             for reason, count in value.items():
                 _property(properties, f"coverage.skipped.{reason}", str(count))
-        elif key in ("pinned", "outputs_judged"):  # the claims, as JSON
+        elif key in ("pinned", "pinned_variants", "outputs_judged"):  # the claims, as JSON
             _property(properties, f"coverage.{key}", json.dumps(value))
         elif key not in ("declared", "variants_declared"):
             _property(properties, f"coverage.{key}", str(value))

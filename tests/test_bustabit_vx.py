@@ -152,11 +152,24 @@ def test_the_cheap_off_by_one_cases_are_recomputed() -> None:
 
 
 def test_game_numbers_out_of_range_are_one_line_errors() -> None:
-    for number in (0, 110_000_001):
+    # 20,000,000 is the current chain's last game (issue 34: 110,000,000 was accepted, a
+    # walk of 10^8 hashes no port answered in 120 s)
+    for number in (0, 20_000_001, 110_000_000):
         with pytest.raises(InvalidInput) as refused:
             compute("bustabit.chain_position", {"game_hash": GAME_12424169, "game_number": number})
         assert refused.value.code == "game-number-out-of-range"
         assert "game_number" in refused.value.message and "\n" not in refused.value.message
+
+
+def test_a_chain_walk_is_bounded_by_one_chain() -> None:
+    """bustabit.chain_check's max_steps stops at a chain's 10,000,000 hashes (issue 34: 10^8
+    were accepted, minutes a vector, hours for a pinned run's fresh vectors)."""
+    for steps in (10_000_001, 100_000_000):
+        inputs = {"game_hash": GAME_12424169, "terminating_hash": GAME_12424169,
+                  "terminating_game": 0, "max_steps": steps}  # fmt: skip
+        with pytest.raises(InvalidInput) as refused:
+            compute("bustabit.chain_check", inputs, "raw-bytes")
+        assert refused.value.code == "max-steps-out-of-range"
 
 
 def _early_stop(game_hash: str, game_number: int) -> dict[str, Any]:
@@ -512,7 +525,7 @@ def test_fuzzed_game_numbers_keep_to_the_cost_bound() -> None:
     plan = AlgorithmPlan(spec, load_space().for_algorithm(spec.id), spec.variants)
     drawn = [plan.draw("7", index) for index in range(400)]
     numbers = [d.input.get("game_number") for d in drawn]
-    valid = [n for n in numbers if type(n) is int and 1 <= n <= 110_000_000]
+    valid = [n for n in numbers if type(n) is int and 1 <= n <= 20_000_000]
     assert valid and all(10_000_001 <= n <= 10_004_096 for n in valid)
     assert any(any("game_number: clamped" in how for how in d.how) for d in drawn)
     # a fraction is wrong-type and stays as drawn: clamped, it became 10000001.0 by accident.

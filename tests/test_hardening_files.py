@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from support import FAIRVEC, REPO, Completed, GiB, make_special
 
+from fairvec.errors import FairvecError
 from fairvec.jsonio import MAX_NESTING
 from fairvec.regular_files import VECTOR_FILE_LIMIT
 from fairvec.vectorfiles import SCHEMA_NAME, ValidationCache, vector_file_paths
@@ -224,7 +225,7 @@ def deep() -> str:
     ("bomb", "says"),
     [
         (laughs, "aliases"),
-        (million, "aliases"),
+        (million, "more than 20,000 values"),  # the anchor alone (issue 34: refused after 88 s)
         (deep, f"more than {MAX_NESTING} levels"),
     ],
     ids=["billion-laughs", "million-times-thousand", "20000-deep"],
@@ -240,6 +241,29 @@ def test_a_yaml_bomb_in_a_spec_file_is_refused_fast(
     one_line_exit_2(done, "spec/battle/move.yaml", says)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 20
+
+
+@pytest.mark.parametrize("form", ["block", "flow"])
+def test_a_spec_of_too_many_values_is_refused_while_composed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """Counted as they are composed, so the refusal comes at the limit, not at the end of
+    the file (issue 34: a million-item anchor was composed whole, 88 s, before its aliases
+    were counted). The limit is lowered to keep the test cheap; the line named shows where
+    composing stopped."""
+    from fairvec import specs
+
+    monkeypatch.setattr(specs, "NODE_LIMIT", 1000)
+    if form == "block":
+        text = "id: battle.move\nbig:\n" + "".join(f"  - {n}\n" for n in range(5000))
+    else:
+        text = "id: battle.move\nbig: [" + ",\n  ".join(map(str, range(5000))) + "]\n"
+    path = repo / "spec" / "battle" / "move.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FairvecError, match="holds more than 1,000 values") as refused:
+        specs.load_spec(path, repo / "spec")
+    line = int(str(refused.value).split("line ")[1].split(":")[0])
+    assert 990 <= line <= 1010, refused.value  # of 5,002 lines: stopped at the limit
 
 
 def test_an_alias_that_contains_itself_is_refused(repo: Path) -> None:

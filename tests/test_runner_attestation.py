@@ -230,6 +230,7 @@ def expected_coverage(known_id: str, unsupported_id: str, crash_id: str) -> dict
             "known_failures": int(any(v["id"] == known_id for v in vectors)),
             "unexpected_passes": 0,
             "pinned": None,  # no claims: nothing pinned, every output field judged
+            "pinned_variants": None,
             "fresh_vectors": 0,
             "outputs_judged": "all",
         }

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import secrets
 import shlex
 import sys
 import time
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from fairvec.errors import FairvecError
 from fairvec.extras import missing_for, require_for_algorithms
@@ -31,7 +33,14 @@ from fairvec.fuzz.space import Space, load_space
 from fairvec.jsonio import write_atomically
 from fairvec.regular_files import check_not_special
 from fairvec.runner.arguments import adapter_command
-from fairvec.runner.claims import Claims, Fix, fix_text, pinned_values, resolve_schemas
+from fairvec.runner.claims import (
+    Claims,
+    Fix,
+    fix_text,
+    pinned_for,
+    pinned_values,
+    resolve_schemas,
+)
 from fairvec.runner.process import AdapterStartError
 from fairvec.runner.session import Session
 from fairvec.specs import Spec, load_spec, spec_paths
@@ -180,7 +189,8 @@ def _selected_specs(globs: list[str], space: Space) -> list[Spec]:
 def _claims(specs: list[Spec], session: Session, fixes: list[Fix]) -> Claims:
     """The adapter's pins and partial outputs, and --fix, over the specs fuzzed."""
     schemas = {spec.id: (spec.inputs, spec.outputs) for spec in specs}
-    return resolve_schemas(session.hello, fixes, schemas)
+    variants = {spec.id: spec.variants for spec in specs}
+    return resolve_schemas(session.hello, fixes, schemas, variants)
 
 
 def _print_claims(claims: Claims) -> None:
@@ -207,14 +217,28 @@ def _plans(
             )
             continue
         settings = space.for_algorithm(spec.id)
-        pinned = claims.pins.get(spec.id)
-        plans.append(AlgorithmPlan(spec, settings, variants, space.where, pinned))
+        for group, pinned in _variants_by_pins(claims, spec.id, variants):
+            plans.append(AlgorithmPlan(spec, settings, group, space.where, pinned))
     if not plans:
         raise FairvecError(
             f"the adapter implements none of the {len(specs)} selected algorithm(s) "
             f"(its hello names {', '.join(sorted(implemented)) or 'nothing'})"
         )
     return plans
+
+
+def _variants_by_pins(
+    claims: Claims, algorithm: str, variants: list[str]
+) -> list[tuple[list[str], dict[str, Any]]]:
+    """The variants fuzzed together: all of them, unless a pin holds for some variants
+    only (ALGORITHM@VARIANT), when each set of pins gets its own plan."""
+    if not any(key.startswith(f"{algorithm}@") for key in claims.pins):
+        return [(variants, claims.pins.get(algorithm, {}))]
+    groups: dict[str, tuple[list[str], dict[str, Any]]] = {}
+    for variant in variants:
+        pinned = pinned_for(claims, algorithm, variant)
+        groups.setdefault(json.dumps(pinned, sort_keys=True), ([], pinned))[0].append(variant)
+    return list(groups.values())
 
 
 def _check_writable(path: Path) -> None:

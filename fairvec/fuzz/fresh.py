@@ -13,6 +13,7 @@ dependency rule").
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -26,6 +27,13 @@ from fairvec.specs import Spec, load_spec
 if TYPE_CHECKING:
     from fairvec.data_model import Expected, Vector
 
+# The most one pinned algorithm's fresh vectors may cost (each set of pins of it, with its
+# variants), in ordinary cases (about a millisecond of the reference each: about five
+# minutes), estimated from the spec's cost before any is computed. Past it the run is
+# refused with the largest --pinned-count that fits (issue 34: --fix game_number=110000000
+# asked the reference for 1,000 walks of 10^8 hashes, hours, before the first request).
+FRESH_BUDGET = 300_000
+STEP_COST = 0.001  # a SHA-256 step of a chain walk, in ordinary cases (about 1 us)
 
 
 def fresh_vectors(
@@ -40,10 +48,11 @@ def fresh_vectors(
         return []
     draw = drawer(_generators(spec, pinned))
     stream = Stream(f"{seed}/{algorithm}")
+    drawn = [draw(stream) for _ in range(count)]  # cheap; computing them may not be
+    _check_budget(spec, drawn, len(variants), pinned)
     rules = _tag_rules(spec)
     vectors: list[Vector] = []
-    for index in range(count):
-        inputs = draw(stream)
+    for index, inputs in enumerate(drawn):
         for variant in variants:
             suffix = f"@{variant}" if variant is not None else ""
             answer = expected(algorithm, inputs, variant)
@@ -58,6 +67,47 @@ def fresh_vectors(
                 }
             )
     return vectors
+
+
+def case_cost(spec: Spec, inputs: dict[str, Any]) -> float:
+    """One input's cost in ordinary cases, by the spec's ``cost`` (docs/spec-format.md,
+    "Cost"): its weight, and a thousandth per hash step its steps field counts."""
+    cost: dict[str, Any] = cast("dict[str, Any]", spec.data).get("cost", {})
+    weight = float(cost.get("case", 1))
+    steps = cost.get("steps")
+    if steps is None:
+        return weight
+    value = inputs.get(steps["field"])
+    if type(value) is not int or value <= 0:
+        return weight  # an invalid value: refused before any work
+    chain = steps.get("chain")
+    walked = (value - 1) % chain + 1 if chain else value
+    return weight + walked * STEP_COST
+
+
+def _check_budget(
+    spec: Spec, drawn: list[dict[str, Any]], variants: int, pinned: dict[str, Any]
+) -> None:
+    total = sum(case_cost(spec, inputs) for inputs in drawn) * variants
+    if total <= FRESH_BUDGET:
+        return
+    fits = int(FRESH_BUDGET * len(drawn) / total)
+    values = ", ".join(f"{name}={json.dumps(value)[:40]}" for name, value in pinned.items())
+    raise FairvecError(
+        f"fresh vectors of {spec.id} on {values}: {len(drawn):,} input(s) x {variants} "
+        f"variant(s) would cost about {total:,.0f} ordinary cases ({_duration(total)} of the "
+        f"reference), more than the {FRESH_BUDGET:,} ({_duration(FRESH_BUDGET)}) a pinned "
+        f"run may ask: give --pinned-count {fits} or fewer, or --pinned-count 0"
+    )
+
+
+def _duration(cases: float) -> str:
+    seconds = cases / 1000  # an ordinary case: about a millisecond
+    if seconds < 120:
+        return f"about {seconds:.0f} s"
+    if seconds < 7200:
+        return f"about {seconds / 60:.0f} minutes"
+    return f"about {seconds / 3600:.1f} hours"
 
 
 # (kind, tag, condition): a spec's input_tags ("input") and its quirks' output_matches
