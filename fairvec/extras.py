@@ -17,17 +17,17 @@ from fairvec.errors import FairvecError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis": ("numpy", "matplotlib"),
     "release": ("cryptography",),
-    "vx": ("py_ecc",),
+    "vx": ("py_arkworks_bls12381",),
 }
 # The algorithms whose reference needs an extra's module: videopoker.analysis counts every
 # deal with NumPy (reference/videopoker.py analyze_table); bustabit's Vx-era signing and
-# verifying use py_ecc's BLS12-381 (reference/bustabit.py _g2_basic; bustabit.vx_crash
+# verifying use arkworks' BLS12-381 (reference/bustabit.py _bls; bustabit.vx_crash
 # needs no pairing). tests/test_hardening_cli.py runs every algorithm's reference with these
 # modules hidden, so a new such algorithm cannot be missed here.
 ALGORITHMS_NEEDING: dict[str, tuple[str, str]] = {
-    "bustabit.vx_game": ("vx", "py_ecc"),
-    "bustabit.vx_signature": ("vx", "py_ecc"),
-    "bustabit.vx_verify": ("vx", "py_ecc"),
+    "bustabit.vx_game": ("vx", "py_arkworks_bls12381"),
+    "bustabit.vx_signature": ("vx", "py_arkworks_bls12381"),
+    "bustabit.vx_verify": ("vx", "py_arkworks_bls12381"),
     "videopoker.analysis": ("analysis", "numpy"),
 }
 

@@ -125,10 +125,11 @@ def test_a_second_answer_to_an_accumulate_request_is_warned_about(
     read it was dropped, and read while the next stream was computed it charged that one
     ("a line naming ..., while ... was being computed")."""
     # late: a second stream, computed after DICE's, is what the late line once charged
+    # (-j 1: by the same process; at -j 2 each stream would have a process of its own)
     later = ["--algorithm", "stake.shuffle"] if mode == "answer-again-late" else []
     json_path = tmp_path / "report.json"
     done = fairvec(
-        "run", "--algorithm", "stake.dice", *later, "--tag", "accumulated", "--json",
+        "run", "-j", "1", "--algorithm", "stake.dice", *later, "--tag", "accumulated", "--json",
         json_path, "--", sys.executable, str(ADAPTER), mode,
     )  # fmt: skip
     report = json.loads(json_path.read_text())
