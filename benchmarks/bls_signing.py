@@ -59,7 +59,7 @@ def py_ecc() -> tuple[Signer, Verifier]:
 
 
 def milagro() -> tuple[Signer, Verifier]:
-    import milagro_bls_binding as milagro_bls  # type: ignore[import-untyped]
+    import milagro_bls_binding as milagro_bls  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     key = bustabit.VX_PRIVATE_KEY.to_bytes(32, "big")
 
