@@ -19,7 +19,7 @@ import gc
 import json
 import shlex
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from itertools import islice
@@ -505,6 +505,7 @@ def run_accumulated(
     on_result: Callable[[Result], None] = lambda _result: None,
     port: PortOptions | None = None,
     jobs: int = 1,
+    case_seconds: Mapping[str, float] | None = None,
     **options: Any,
 ) -> tuple[list[Result], int]:
     """Run the accumulated vectors through adapter processes of their own (restarted like
@@ -512,7 +513,8 @@ def run_accumulated(
     computes the streams itself (``"accumulate": true``) gets up to ``jobs`` processes, a
     stream each at a time: a stream is then one long request, and one process left every
     other core idle (issue 35). Streamed case by case, the runner's own work is the limit,
-    and one process it stays."""
+    and one process it stays. ``case_seconds``: an algorithm's seconds a case, as its fixed
+    vectors took them, so the costliest streams start first (see first_costliest)."""
     port = port or PortOptions()
     if not chosen:
         return [], 0
@@ -520,7 +522,8 @@ def run_accumulated(
 
     with open_session(command, timeout=timeout, window=window, **options) as session:
         if jobs > 1 and len(chosen) > 1 and session.hello.accumulate:
-            parallel = _Parallel(command, chosen, port, on_result, timeout)
+            order = first_costliest(chosen, case_seconds or {})
+            parallel = _Parallel(command, chosen, order, port, on_result, timeout)
             return parallel.run(session, min(jobs, len(chosen)), window, options)
         results = []
         answered = accumulated_by_port.AnsweredBefore()
@@ -555,6 +558,17 @@ def _warn_answered_again(
         port.on_warning(warning)
 
 
+def first_costliest(chosen: Sequence[Accumulated], case_seconds: Mapping[str, float]) -> list[int]:
+    """The streams' indices, the costliest first (an algorithm's seconds a case times the
+    cases; unknown: as cheap as can be, in vector order). Taken in vector order, tenhou's
+    three streams, the costliest by far and the last, ended the run on one core while the
+    others idled; started first, the others fill the other cores around them."""
+    def cost(index: int) -> float:
+        return case_seconds.get(chosen[index].algorithm, 0.0) * chosen[index].count
+
+    return sorted(range(len(chosen)), key=lambda index: -cost(index))
+
+
 class _Parallel:
     """Accumulated vectors computed by several instances of an adapter, each with its own
     session, taking the next stream from one shared queue (the costly ones are not known
@@ -564,10 +578,11 @@ class _Parallel:
     by any: the rest is not run, as at -j 1."""
 
     def __init__(
-        self, command: Sequence[str], chosen: Sequence[Accumulated], port: PortOptions,
-        on_result: Callable[[Result], None], timeout: float,
+        self, command: Sequence[str], chosen: Sequence[Accumulated], order: list[int],
+        port: PortOptions, on_result: Callable[[Result], None], timeout: float,
     ) -> None:
         self._command, self._chosen, self._port, self._timeout = command, chosen, port, timeout
+        self._order = order  # the indices of ``chosen``, in the order they are started
         self._on_result = on_result
         self._lock = threading.Lock()  # the queue, the results, and the callbacks
         self._next = 0
@@ -648,10 +663,10 @@ class _Parallel:
 
     def _take(self) -> int | None:
         with self._lock:
-            if self._next >= len(self._chosen) or self._failures:
+            if self._next >= len(self._order) or self._failures:
                 return None
             self._next += 1
-            return self._next - 1
+            return self._order[self._next - 1]
 
     def _done(self, index: int, result: Result, stopped: str | None) -> None:
         with self._lock:
@@ -724,6 +739,7 @@ def run_for_run(
     max_timeouts: int,
     port: PortOptions | None = None,
     jobs: int = 1,
+    case_seconds: Mapping[str, float] | None = None,
 ) -> tuple[list[Result], int]:
     """``fairvec run``'s accumulated vectors, under its limits, on up to ``jobs`` adapter
     processes; ``on_result`` is called with each result (the progress counts)."""
@@ -735,6 +751,7 @@ def run_for_run(
         on_result=on_result,
         port=port,
         jobs=jobs,
+        case_seconds=case_seconds,
         max_line=max_line,
         max_crashes=max_crashes,
         max_timeouts=max_timeouts,

@@ -308,7 +308,7 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 )
                 streamed, restarts = accumulated_run.run_for_run(
                     command, claimed.chosen, lambda done: counts.stream_done(done.id),
-                    port=port, jobs=options.jobs,
+                    port=port, jobs=options.jobs, case_seconds=_case_seconds(results),
                     **options.limits.session_keywords(),
                 )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
@@ -441,6 +441,20 @@ def _start_session(
 
 def no_progress() -> None:
     """The advance when no progress is shown."""
+
+
+def _case_seconds(results: list[Result]) -> dict[str, float]:
+    """Each algorithm's median seconds a fixed vector took (its answer's time as the oldest
+    request in flight): what a case of its stream will cost, roughly, to start the
+    costliest streams first (accumulated_run.first_costliest). The median, so that a few
+    slow vectors (chain walks) do not make a cheap algorithm's stream look costly."""
+    from statistics import median
+
+    taken: dict[str, list[float]] = {}
+    for result in results:
+        if result.status == "pass":
+            taken.setdefault(result.algorithm, []).append(result.seconds)
+    return {algorithm: median(seconds) for algorithm, seconds in taken.items()}
 
 
 def _stream_sizes(chosen: list[accumulated_run.Accumulated]) -> dict[str, tuple[int, int]]:

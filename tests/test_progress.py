@@ -171,3 +171,21 @@ def test_the_accumulated_streams_run_on_two_adapters_and_pass(tmp_path: Path) ->
         "stake.crash/accumulated@truncate", "stake.dice/accumulated@truncate",
     ]  # fmt: skip
     assert len({pid for pid, _id in computed}) == 2, computed
+
+
+def test_the_costliest_streams_start_first() -> None:
+    """An algorithm's seconds a case (from its fixed vectors) times the stream's cases, the
+    largest first; an algorithm with no fixed figure last, in vector order."""
+    from types import SimpleNamespace
+
+    from fairvec.runner.accumulated_run import first_costliest
+
+    chosen: Any = [
+        SimpleNamespace(algorithm="stake.dice", count=10_000),
+        SimpleNamespace(algorithm="unknown.one", count=10_000),
+        SimpleNamespace(algorithm="tenhou.game", count=10_000),
+        SimpleNamespace(algorithm="bustabit.vx_game", count=50),
+        SimpleNamespace(algorithm="unknown.two", count=10_000),
+    ]
+    costs = {"stake.dice": 0.0002, "tenhou.game": 0.003, "bustabit.vx_game": 0.01}
+    assert first_costliest(chosen, costs) == [2, 0, 3, 1, 4]
