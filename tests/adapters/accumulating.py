@@ -16,6 +16,7 @@ the reference behind it, and the ways such an adapter goes wrong:
     error-as-answered an error case's record written as the protocol answers it,
                       {"error": {"code": CODE}}, not {"error": CODE}
     double-little-endian  the double generator reads its 8 bytes little-endian
+    slow-blocks:S     S seconds' pause after each progress line (a port on a loaded machine)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from fairvec.reference import InvalidInput, compute
 
 MODES = sys.argv[1:]
 WRONG_CASE = next((int(m.split(":")[1]) for m in MODES if m.startswith("wrong-case:")), None)
+PAUSE = next((float(m.split(":")[1]) for m in MODES if m.startswith("slow-blocks:")), 0.0)
 
 
 def answer(algorithm: str, inputs: Any, variant: str | None, index: int | None) -> dict[str, Any]:
@@ -70,6 +72,7 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
         if total.count % job["block"] == 0 and "quiet" not in MODES:
             progress = {"block": len(total.checkpoints), "digest": total.checkpoints[-1]}
             print(json.dumps({"id": request["id"], "checkpoint": progress}), flush=True)
+            time.sleep(PAUSE)
     checkpoints = list(total.checkpoints)
     if total.count % job["block"]:
         checkpoints.append(total.digest)
