@@ -20,19 +20,19 @@ from fairvec.errors import FairvecError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis": ("numpy", "matplotlib"),
     "release": ("cryptography",),
-    "vx": ("py_ecc",),
+    "vx": ("py_arkworks_bls12381",),
     "archive": ("pyzipper", "py7zr"),
 }
 # The algorithms whose reference needs an extra's module: videopoker.analysis counts every
 # deal with NumPy (reference/videopoker.py analyze_table); bustabit's Vx-era signing and
-# verifying use py_ecc's BLS12-381 (reference/bustabit.py _g2_basic; bustabit.vx_crash
+# verifying use arkworks' BLS12-381 (reference/bustabit.py _bls; bustabit.vx_crash
 # needs no pairing); nardy.archive opens ZIP and 7z archives with pyzipper and py7zr (every
 # module of the extra is checked: modules_of). tests/test_hardening_cli.py runs every
 # algorithm's reference with these modules hidden, so a new such algorithm cannot be missed.
 ALGORITHMS_NEEDING: dict[str, tuple[str, str]] = {
-    "bustabit.vx_game": ("vx", "py_ecc"),
-    "bustabit.vx_signature": ("vx", "py_ecc"),
-    "bustabit.vx_verify": ("vx", "py_ecc"),
+    "bustabit.vx_game": ("vx", "py_arkworks_bls12381"),
+    "bustabit.vx_signature": ("vx", "py_arkworks_bls12381"),
+    "bustabit.vx_verify": ("vx", "py_arkworks_bls12381"),
     "nardy.archive": ("archive", "py7zr"),
     "videopoker.analysis": ("analysis", "numpy"),
 }

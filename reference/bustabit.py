@@ -26,7 +26,7 @@ n + 1's. Each game's crash point comes from its hash alone (spec ids in brackets
    bustabit.vx_verify, bustabit.vx_game]: games 10,000,001 to 12,279,450 (the Vx era) key
    v2's HMAC with a BLS12-381 signature (G2, 96 bytes) of SHA-256(game hash) + the Vx salt's
    text, by the private key bustabit published; signing and verifying need the ``vx`` extra
-   (py_ecc), imported only when called.
+   (py-arkworks-bls12381), imported only when called.
 
 The sources are JavaScript: every multiplier is computed in IEEE-754 doubles in the
 source's order of operations (Python floats are the same doubles), never exactly.
@@ -91,6 +91,8 @@ VX_PUBLIC_KEY = bytes.fromhex(
 )
 VX_PRIVATE_KEY = int("1f0373e57723f4b862f2b9bd1279c9c6dcea73469fce6dcab9524b609c9c60f4", 16)
 SIGNATURE = re.compile(r"[0-9a-f]{192}")  # a compressed G2 point: 96 bytes
+# the basic scheme's domain separation tag (draft-irtf-cfrg-bls-signature, section 4.2.1)
+VX_DST = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_"
 
 
 # --- inputs ------------------------------------------------------------------------------
@@ -249,13 +251,15 @@ def parse_signature(text: str) -> bytes:
     return bytes.fromhex(text)
 
 
-def _g2_basic() -> Any:
-    """py_ecc's basic BLS scheme (signatures in G2, DST ..._SSWU_RO_NUL_), from the vx
-    extra; imported here so that the rest of the family needs nothing but the standard
-    library (fairvec/extras.py names the algorithms that call this)."""
-    from py_ecc.bls.ciphersuites import G2Basic
+def _bls() -> Any:
+    """The BLS12-381 curve (py-arkworks-bls12381: arkworks, in Rust), from the vx extra;
+    imported here so that the rest of the family needs nothing but the standard library
+    (fairvec/extras.py names the algorithms that call this). Chosen for speed: a signature
+    in about 2 ms, not py_ecc's 130 ms (docs/benchmarks.md, "BLS12-381");
+    tests/test_bustabit_vx.py recomputes every Vx vector with py_ecc, independently."""
+    import py_arkworks_bls12381
 
-    return G2Basic
+    return py_arkworks_bls12381
 
 
 def vx_message(game_hash: bytes) -> bytes:
@@ -264,20 +268,44 @@ def vx_message(game_hash: bytes) -> bytes:
     return hashlib.sha256(game_hash).digest() + VX_SALT.encode("ascii")
 
 
+def hash_to_g2(message: bytes) -> Any:
+    """The message hashed to G2 (RFC 9380's hash_to_curve, BLS12381G2_XMD:SHA-256_SSWU_RO_)
+    with the basic scheme's tag: the point every Vx signature is a multiple of."""
+    return _bls().G2Point.hash_to_curve(message, VX_DST)
+
+
 def vx_sign(message: bytes) -> bytes:
     """The BLS signature with the published private key: deterministic (the message hashed
     to G2, times the key), so anyone re-creates every Vx signature."""
-    signature: bytes = _g2_basic().Sign(VX_PRIVATE_KEY, message)
-    return signature
+    key = _bls().Scalar.from_be_bytes(VX_PRIVATE_KEY.to_bytes(32, "big"))
+    return bytes((hash_to_g2(message) * key).to_compressed_bytes())
+
+
+def decode_signature(signature: bytes) -> Any | None:
+    """The G2 subgroup point the 96 bytes encode, or None when they are no canonical
+    encoding of one (bustabit.vx_verify's decision canonical-encoding). arkworks refuses a
+    coordinate at or above p, a point off the curve or outside the subgroup, but reads any
+    value with the infinity flag as the identity: so the bytes must also be exactly what
+    encoding the point writes back (serialization's octets_to_point is INVALID for anything
+    point_to_octets does not write). The bytes are never reduced mod p."""
+    try:
+        point = _bls().G2Point.from_compressed_bytes(signature)
+    except ValueError:  # "Err From Rust: serialised data seems to be invalid", or a flag
+        return None
+    return point if bytes(point.to_compressed_bytes()) == signature else None
 
 
 def vx_verify_signature(message: bytes, signature: bytes) -> bool:
-    """e(signature, G1) = e(H(message), public key); a value that is no point of G2's
-    subgroup (or no canonical encoding of one) is not a valid signature. The canonical
-    encoding (bustabit.vx_verify's decision canonical-encoding: the flags, each coordinate
-    below p) is py_ecc's own check in decompress_G2, which tests/test_bustabit_vx.py pins;
-    the bytes are never reduced mod p."""
-    valid: bool = _g2_basic().Verify(VX_PUBLIC_KEY, message, signature)
+    """(1) and (2): the bytes canonically encode a point of G2's subgroup; (3) e(g1,
+    signature) = e(public key, H(message)). A value failing any of them is not valid."""
+    point = decode_signature(signature)
+    if point is None:
+        return False
+    bls = _bls()
+    public_key = bls.G1Point.from_compressed_bytes(VX_PUBLIC_KEY)
+    valid: bool = bls.GT.pairing(bls.G1Point(), point) == bls.GT.pairing(
+        public_key, hash_to_g2(message)
+    )
     return valid
 
 

@@ -174,6 +174,16 @@ def compute(
     limit = deadline_seconds(timeout, chosen.count, case_cost)
     deadline = started + limit
     stderr: list[str] = []
+    # A progress line starts the time again: the limit is for silence, not for the whole
+    # stream. A port computing as it should but slowed by a loaded machine (the Python
+    # reference's tenhou streams, 28 s of CPU each, took over 110 s at load 20) is not cut
+    # off; one that hangs is, as before, a limit after its last line.
+    heard: list[int] = []
+
+    def progressed(vector_id: str, block: int, blocks: int) -> None:
+        heard.append(block)
+        on_checkpoint(vector_id, block, blocks)
+
     process.send(request_line(chosen))
     while (remaining := deadline - time.monotonic()) > 0:
         events = process.poll(remaining)
@@ -193,7 +203,9 @@ def compute(
                 message = _ended(process, event)
                 stderr = [*stderr, *_rest_of_stderr(process)][-STDERR_KEPT:]
                 return _fault(session, message, stderr, started, crash=True)
-            verdict = _line(event.line, chosen, on_checkpoint, answered)
+            verdict = _line(event.line, chosen, progressed, answered)
+            if heard:
+                deadline, heard[:] = time.monotonic() + limit, []
             if isinstance(verdict, str):
                 return _fault(session, verdict, stderr, started, crash=True)
             if verdict is not None:
@@ -206,7 +218,7 @@ def compute(
     weighed = f" x {case_cost:g}" if case_cost != 1 else ""
     message = (
         f"no answer within {limit:g} s (--timeout x (1 + {chosen.count:,} cases{weighed} "
-        "/ 1,000))"
+        "/ 1,000)) of the request or of its last progress line"
     )
     return _fault(session, message, stderr, started, crash=False)
 

@@ -18,7 +18,8 @@ import fnmatch
 import gc
 import json
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from itertools import islice
@@ -422,10 +423,12 @@ def run_one(
     chosen: Accumulated,
     command: Sequence[str],
     oracle: accumulated_by_port.Oracle | None = None,
+    on_block: Callable[[str, int, int], None] = lambda _id, _block, _blocks: None,
 ) -> Result:
     """Stream every case of ``chosen``; stop at the first differing block or bad case.
     ``oracle`` names the first differing case of a stream no file holds (``fairvec
-    accumulated locate`` cannot find it)."""
+    accumulated locate`` cannot find it); ``on_block(id, block, blocks)`` as each block is
+    answered (the progress counts)."""
     from fairvec import accumulated_digest  # (here: a run of fixed vectors alone never needs it)
     total = accumulated_digest.Accumulator(chosen.block)
     expected = chosen.entry["expected"]["checkpoints"]
@@ -447,6 +450,7 @@ def run_one(
                 cases = list(zip(range(first, first + len(batch)), batch, results, strict=False))
                 return _differs_made(chosen, block, total.checkpoints[-1], cases, oracle, seconds)
             return _differs(chosen, block, total.checkpoints[-1], command, seconds)
+        on_block(chosen.id, -(-total.count // chosen.block), chosen.blocks)
     if total.count < chosen.count:  # the run stopped (the adapter kept crashing)
         reason = session.infrastructure_error
         message = f"not run: the stream stopped at case {total.count}: {reason}"
@@ -564,34 +568,176 @@ def run_accumulated(
     window: int,
     on_result: Callable[[Result], None] = lambda _result: None,
     port: PortOptions | None = None,
+    jobs: int = 1,
+    case_seconds: Mapping[str, float] | None = None,
     **options: Any,
 ) -> tuple[list[Result], int]:
-    """Run the accumulated vectors through one adapter process of their own (restarted
-    like any session's); returns their results and the session's restarts."""
+    """Run the accumulated vectors through adapter processes of their own (restarted like
+    any session's); returns their results and the sessions' restarts. An adapter that
+    computes the streams itself (``"accumulate": true``) gets up to ``jobs`` processes, a
+    stream each at a time: a stream is then one long request, and one process left every
+    other core idle (issue 35). Streamed case by case, the runner's own work is the limit,
+    and one process it stays. ``case_seconds``: an algorithm's seconds a case, as its fixed
+    vectors took them, so the costliest streams start first (see first_costliest)."""
     port = port or PortOptions()
     if not chosen:
         return [], 0
     from fairvec.runner import accumulated_by_port  # (here: see _run_or_ask)
 
-    results = []
-    answered = accumulated_by_port.AnsweredBefore()
     with open_session(command, timeout=timeout, window=window, **options) as session:
+        if jobs > 1 and len(chosen) > 1 and session.hello.accumulate:
+            order = first_costliest(chosen, case_seconds or {})
+            parallel = _Parallel(command, chosen, order, port, on_result, timeout)
+            return parallel.run(session, min(jobs, len(chosen)), window, options)
+        results = []
+        answered = accumulated_by_port.AnsweredBefore()
         for one in chosen:
-            if one.algorithm not in session.hello.algorithms:
-                reason = f"the adapter does not implement {one.algorithm}"
-                result = Result(one.vector, one.algorithm, "skip", reason)
-            elif session.infrastructure_error:
-                reason = f"not run: {session.infrastructure_error}"
-                result = Result(one.vector, one.algorithm, "not-run", reason)
-            else:
-                result = _run_or_ask(session, one, command, timeout, port, answered)
+            result = _run_on(session, one, command, timeout, port, answered)
             results.append(result)
             on_result(result)
-        if answered.ids and session.process is not None:  # what came after the last answer
-            answered.look_at(session.process.poll(0))
-        for warning in answered.warnings():
-            port.on_warning(warning)
+        _warn_answered_again(session, answered, port)
         return results, session.restarts
+
+
+def _run_on(
+    session: Session, one: Accumulated, command: Sequence[str], timeout: float,
+    port: PortOptions, answered: accumulated_by_port.AnsweredBefore,
+) -> Result:
+    """One accumulated vector's result on ``session``: skipped, not run, or run."""
+    if one.algorithm not in session.hello.algorithms:
+        reason = f"the adapter does not implement {one.algorithm}"
+        return Result(one.vector, one.algorithm, "skip", reason)
+    if session.infrastructure_error:
+        stopped = f"not run: {session.infrastructure_error}"
+        return Result(one.vector, one.algorithm, "not-run", stopped)
+    return _run_or_ask(session, one, command, timeout, port, answered)
+
+
+def _warn_answered_again(
+    session: Session, answered: accumulated_by_port.AnsweredBefore, port: PortOptions
+) -> None:
+    if answered.ids and session.process is not None:  # what came after the last answer
+        answered.look_at(session.process.poll(0))
+    for warning in answered.warnings():
+        port.on_warning(warning)
+
+
+def first_costliest(chosen: Sequence[Accumulated], case_seconds: Mapping[str, float]) -> list[int]:
+    """The streams' indices, the costliest first (an algorithm's seconds a case times the
+    cases; unknown: as cheap as can be, in vector order). Taken in vector order, tenhou's
+    three streams, the costliest by far and the last, ended the run on one core while the
+    others idled; started first, the others fill the other cores around them."""
+    def cost(index: int) -> float:
+        return case_seconds.get(chosen[index].algorithm, 0.0) * chosen[index].count
+
+    return sorted(range(len(chosen)), key=lambda index: -cost(index))
+
+
+class _Parallel:
+    """Accumulated vectors computed by several instances of an adapter, each with its own
+    session, taking the next stream from one shared queue (the costly ones are not known
+    in advance; a queue evens them out). Every attribution rule is a session's own, as
+    with -j for the fixed vectors (session.ParallelSession); results keep the vectors'
+    order. When one session stops (--max-crashes, --max-timeouts), nothing more is started
+    by any: the rest is not run, as at -j 1."""
+
+    def __init__(
+        self, command: Sequence[str], chosen: Sequence[Accumulated], order: list[int],
+        port: PortOptions, on_result: Callable[[Result], None], timeout: float,
+    ) -> None:
+        self._command, self._chosen, self._port, self._timeout = command, chosen, port, timeout
+        self._order = order  # the indices of ``chosen``, in the order they are started
+        self._on_result = on_result
+        self._lock = threading.Lock()  # the queue, the results, and the callbacks
+        self._next = 0
+        self._results: dict[int, Result] = {}
+        self._stopped: str | None = None
+        self._restarts = 0
+        self._failures: list[BaseException] = []
+
+    def run(
+        self, first: Session, jobs: int, window: int, options: dict[str, Any]
+    ) -> tuple[list[Result], int]:
+        told = self._told(self._port)
+        workers = [threading.Thread(target=self._drive, args=(first, told), daemon=True)]
+        workers += [
+            threading.Thread(target=self._start_and_drive, args=(first, window, options, told),
+                             daemon=True)
+            for _ in range(jobs - 1)
+        ]  # fmt: skip
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        if self._failures:
+            raise self._failures[0]
+        return [self._results[index] for index in range(len(self._chosen))], self._restarts
+
+    def _told(self, port: PortOptions) -> PortOptions:
+        """The port options with its callbacks behind the lock (a progress bar is not
+        thread-safe)."""
+
+        def on_checkpoint(vector_id: str, block: int, blocks: int) -> None:
+            with self._lock:
+                port.on_checkpoint(vector_id, block, blocks)
+
+        def on_warning(warning: str) -> None:
+            with self._lock:
+                port.on_warning(warning)
+
+        return PortOptions(port.oracle, on_checkpoint, on_warning)
+
+    def _start_and_drive(
+        self, first: Session, window: int, options: dict[str, Any], port: PortOptions
+    ) -> None:
+        try:
+            with open_session(self._command, timeout=self._timeout, window=window,
+                              **options) as session:  # fmt: skip
+                if session.hello != first.hello:
+                    port.on_warning("an adapter instance (-j) greeted differently; left out")
+                    return
+                self._drive(session, port)
+        except FairvecError as error:  # the run goes on with the others
+            port.on_warning(f"an adapter instance (-j) could not be started: {error}")
+        except BaseException as error:
+            with self._lock:
+                self._failures.append(error)
+
+    def _drive(self, session: Session, port: PortOptions) -> None:
+        from fairvec.runner import accumulated_by_port  # (here: see _run_or_ask)
+
+        answered = accumulated_by_port.AnsweredBefore()
+        try:
+            while (index := self._take()) is not None:
+                one = self._chosen[index]
+                if self._stopped is not None:
+                    stopped = f"not run: {self._stopped}"
+                    result = Result(one.vector, one.algorithm, "not-run", stopped)
+                else:
+                    result = _run_on(session, one, self._command, self._timeout, port, answered)
+                self._done(index, result, session.infrastructure_error)
+            _warn_answered_again(session, answered, port)
+        except BaseException as error:  # raised again in the calling thread
+            with self._lock:
+                self._failures.append(error)
+                self._stopped = self._stopped or f"the runner itself: {error}"
+        finally:
+            with self._lock:
+                self._restarts += session.restarts
+
+    def _take(self) -> int | None:
+        with self._lock:
+            if self._next >= len(self._order) or self._failures:
+                return None
+            self._next += 1
+            return self._order[self._next - 1]
+
+    def _done(self, index: int, result: Result, stopped: str | None) -> None:
+        with self._lock:
+            self._results[index] = result
+            if stopped and self._stopped is None:
+                self._stopped = stopped
+            self._on_result(result)
 
 
 class PortOptions(NamedTuple):
@@ -610,13 +756,13 @@ def _run_or_ask(
     instead of a case each), else stream the cases."""
     from fairvec.runner import accumulated_by_port  # (here, as accumulated_digest)
     if not session.hello.accumulate:
-        return run_one(session, chosen, command, port.oracle)
+        return run_one(session, chosen, command, port.oracle, port.on_checkpoint)
     try:
         computed = accumulated_by_port.compute(
             session, chosen, timeout, port.on_checkpoint, answered
         )
     except accumulated_by_port.Unsupported:  # this one, not the others: stream its cases
-        return run_one(session, chosen, command, port.oracle)
+        return run_one(session, chosen, command, port.oracle, port.on_checkpoint)
 
     def per_case(block: int) -> Iterator[tuple[int, dict[str, Any], Result]]:
         return answers(session, chosen, first_block=block, blocks=1)
@@ -649,7 +795,7 @@ def select_for_run(
 def run_for_run(
     command: Sequence[str],
     chosen: Sequence[Accumulated],
-    advance: Callable[[], None],
+    on_result: Callable[[Result], None],
     *,
     timeout: float,
     window: int,
@@ -657,16 +803,20 @@ def run_for_run(
     max_crashes: int,
     max_timeouts: int,
     port: PortOptions | None = None,
+    jobs: int = 1,
+    case_seconds: Mapping[str, float] | None = None,
 ) -> tuple[list[Result], int]:
-    """``fairvec run``'s accumulated vectors, under its limits; ``advance`` is called once
-    per result (the progress bar)."""
+    """``fairvec run``'s accumulated vectors, under its limits, on up to ``jobs`` adapter
+    processes; ``on_result`` is called with each result (the progress counts)."""
     return run_accumulated(
         command,
         chosen,
         timeout=timeout,
         window=window,
-        on_result=lambda _result: advance(),
+        on_result=on_result,
         port=port,
+        jobs=jobs,
+        case_seconds=case_seconds,
         max_line=max_line,
         max_crashes=max_crashes,
         max_timeouts=max_timeouts,

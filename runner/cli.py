@@ -194,7 +194,11 @@ def add_run_command(
         metavar="N",
         help="failures shown in full on the terminal (default 20)",
     )
-    output.add_argument("--no-progress", action="store_true", help="never draw a progress bar")
+    output.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar on a terminal, and no progress line (every 10 s) in a log",
+    )
     output.add_argument(
         "--fail-on-skip",
         action="store_true",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from fairvec.errors import FairvecError, stopping_signals_raise
 from fairvec.runner import accumulated_run, fresh_streams
+from fairvec.runner import progress as progress_module
 from fairvec.runner.answer_memo import AnswerMemo
 from fairvec.runner.claims import (
     PINNED_TAG,
@@ -285,9 +286,10 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
         # (as datetime's isoformat would write it, without importing datetime: 1.4 ms)
         started_at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
         clock = time.monotonic()
-        wanted = _progress_wanted(options.reports.progress)
-        streams = len(chosen) if options.streams.cases and options.streams.digest else 0
-        with _progress(len(works) + len(chosen) + streams, enabled=wanted) as (advance, note):
+        counts = progress_module.Progress(len(works), _stream_sizes(chosen))
+        how = progress_module.kind(options.reports.progress, sys.stderr)
+        with progress_module.shown(counts, how):
+            advance = no_progress if how == "none" else counts.vector_done
             # each file the hello's algorithms need is read whole as its first vector goes,
             # unless its requests and answers are remembered (runner/answer_memo.py)
             memo = AnswerMemo(cache_folder(), selection.files)
@@ -304,15 +306,17 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 filler.fill({r.algorithm for r in results if r.status not in ("pass", "skip")})
                 memo.check_requests(results)
                 port = accumulated_run.PortOptions(
-                    options.oracle, _checkpoint_note(note), session.warnings.append
+                    options.oracle, _checkpoint_note(counts), session.warnings.append
                 )
                 # the streams no file holds: fresh ones, and a partial claim's fields
                 to_stream, stream_plan = fresh_streams.for_run(
                     claimed.chosen, session.hello, options.streams,
                     options.selection.excluded_tags,
                 )  # fmt: skip
+                counts.add_streams(_stream_sizes(to_stream))
                 streamed, restarts = accumulated_run.run_for_run(
-                    command, to_stream, advance, port=port,
+                    command, to_stream, lambda done: counts.stream_done(done.id),
+                    port=port, jobs=options.jobs, case_seconds=_case_seconds(results),
                     **options.limits.session_keywords(),
                 )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
@@ -444,38 +448,35 @@ def _start_session(
         raise FairvecError(f"the runner itself: {error} (raise the limit: ulimit -n)") from None
 
 
-def _progress_wanted(asked: bool) -> bool:
-    """A progress bar only for a person watching: on a terminal, and not in CI."""
-    return asked and sys.stderr.isatty() and not os.environ.get("CI")
-
-
 def no_progress() -> None:
-    """The progress bar's advance when none is drawn."""
+    """The advance when no progress is shown."""
 
 
-@contextmanager
-def _progress(
-    total: int, *, enabled: bool
-) -> Iterator[tuple[Callable[[], None], Callable[[str], None]]]:
-    """A bar's (advance by one vector, show a note beside it), or two no-ops."""
-    if not enabled:
-        yield no_progress, (lambda _text: None)
-        return
-    # tqdm: only when a bar is drawn on a terminal (most runs are CI's: no bar)
-    from tqdm import tqdm
+def _case_seconds(results: list[Result]) -> dict[str, float]:
+    """Each algorithm's median seconds a fixed vector took (its answer's time as the oldest
+    request in flight): what a case of its stream will cost, roughly, to start the
+    costliest streams first (accumulated_run.first_costliest). The median, so that a few
+    slow vectors (chain walks) do not make a cheap algorithm's stream look costly."""
+    from statistics import median
 
-    with tqdm(total=total, unit="vec", file=sys.stderr, leave=False) as bar:
-
-        def advance() -> None:
-            bar.update(1)
-
-        yield advance, bar.set_postfix_str
+    taken: dict[str, list[float]] = {}
+    for result in results:
+        if result.status == "pass":
+            taken.setdefault(result.algorithm, []).append(result.seconds)
+    return {algorithm: median(seconds) for algorithm, seconds in taken.items()}
 
 
-def _checkpoint_note(note: Callable[[str], None]) -> Callable[[str, int, int], None]:
-    """An adapter's checkpoints as they arrive, beside the bar (accumulated_by_port.py)."""
+def _stream_sizes(chosen: list[accumulated_run.Accumulated]) -> dict[str, tuple[int, int]]:
+    """Each accumulated vector's cases and block, for the progress counts."""
+    return {one.id: (one.count, one.block) for one in chosen}
+
+
+def _checkpoint_note(counts: progress_module.Progress) -> Callable[[str, int, int], None]:
+    """A stream's blocks as they are answered (by the adapter, or streamed by the runner):
+    counted, and named beside the bar (accumulated_by_port.py, accumulated_run.py)."""
 
     def noted(vector_id: str, block: int, blocks: int) -> None:
-        note(f"{vector_id}: block {block} of {blocks}, computed by the adapter")
+        counts.block_done(vector_id, block)
+        counts.note(f"{vector_id}: block {block} of {blocks}")
 
     return noted

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# fairvec run prints a progress line every 10 s when stderr is not a terminal (a CI log):
+# in tests it never is, and many compare stderr whole, so a run slowed past 10 s by a
+# loaded machine would fail them. The lines are tested with a short interval of their own
+# (tests/test_progress.py), which sets this itself.
+os.environ.setdefault("FAIRVEC_PROGRESS_SECONDS", "86400")
 
 
 @pytest.fixture

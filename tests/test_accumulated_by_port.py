@@ -104,6 +104,22 @@ def test_a_misbehaving_adapter_is_charged_to_the_vector(
         assert "computing..." in "\n".join(result["stderr"])  # its stderr, for the author
 
 
+def test_a_progress_line_starts_the_time_again(tmp_path: Path) -> None:
+    """--timeout 1: 11 s for the 10,000 cases; the adapter pauses 1.5 s after each of its
+    ten progress lines (15 s in all, so the stream took longer than the limit), never
+    silent for as long as it: it passes, where the limit for the whole stream cut it off
+    (issue 35: the Python reference's tenhou streams at load 20)."""
+    json_path = tmp_path / "report.json"
+    done = fairvec(
+        "run", "--timeout", "1", "--algorithm", "stake.dice", "-k", "accumulated@truncate",
+        "--tag", "accumulated", "--fresh-cases", "0", "--json", json_path,
+        "--", sys.executable, str(ADAPTER), "slow-blocks:1.5",
+    )  # fmt: skip
+    (result,) = json.loads(json_path.read_text())["results"]
+    assert result["status"] == "pass", result
+    assert done.status == 0, done.stdout + done.stderr
+
+
 def test_after_a_fault_the_next_vector_still_runs(tmp_path: Path) -> None:
     """The adapter is restarted: the round variant's stream, after the crashing one, is
     streamed again by a fresh process (which crashes too: each is charged alone)."""
@@ -125,10 +141,11 @@ def test_a_second_answer_to_an_accumulate_request_is_warned_about(
     read it was dropped, and read while the next stream was computed it charged that one
     ("a line naming ..., while ... was being computed")."""
     # late: a second stream, computed after DICE's, is what the late line once charged
+    # (-j 1: by the same process; at -j 2 each stream would have a process of its own)
     later = ["--algorithm", "stake.shuffle"] if mode == "answer-again-late" else []
     json_path = tmp_path / "report.json"
     done = fairvec(
-        "run", "--algorithm", "stake.dice", *later, "--tag", "accumulated", "--json",
+        "run", "-j", "1", "--algorithm", "stake.dice", *later, "--tag", "accumulated", "--json",
         json_path, "--", sys.executable, str(ADAPTER), mode,
     )  # fmt: skip
     report = json.loads(json_path.read_text())

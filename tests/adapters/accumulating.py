@@ -20,6 +20,7 @@ the reference behind it, and the ways such an adapter goes wrong:
                       field alone, and an accumulate request's records the fields it names
     wrong-result:N    case N's result is -1 (a partial port's claimed field, wrong)
     no-accumulate     no "accumulate" in the hello: the runner streams the cases
+    slow-blocks:S     S seconds' pause after each progress line (a port on a loaded machine)
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ MODES = sys.argv[1:]
 WRONG_CASE = next((int(m.split(":")[1]) for m in MODES if m.startswith("wrong-case:")), None)
 WRONG_RESULT = next((int(m.split(":")[1]) for m in MODES if m.startswith("wrong-result:")), None)
 PARTIAL = ["result"]  # the stake.dice field the partial mode claims
+PAUSE = next((float(m.split(":")[1]) for m in MODES if m.startswith("slow-blocks:")), 0.0)
 
 
 def answer(algorithm: str, inputs: Any, variant: str | None, index: int | None) -> dict[str, Any]:
@@ -90,6 +92,7 @@ def accumulated(request: dict[str, Any]) -> dict[str, Any]:
         if total.count % job["block"] == 0 and "quiet" not in MODES:
             progress = {"block": len(total.checkpoints), "digest": total.checkpoints[-1]}
             print(json.dumps({"id": request["id"], "checkpoint": progress}), flush=True)
+            time.sleep(PAUSE)
     checkpoints = list(total.checkpoints)
     if total.count % job["block"]:
         checkpoints.append(total.digest)
