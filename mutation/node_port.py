@@ -84,6 +84,14 @@ def prepare_work(folder: Path, vectors: Path) -> None:
     (folder / "vectors").symlink_to(vectors.resolve())
 
 
+def stryker_words(settings: Settings, file: str) -> list[str]:
+    """Stryker's command line for one file. Its --mutate is one comma-separated list: given
+    twice, the last would replace the first (Stryker 9.5's CLI), and a run over several
+    changed ranges or chosen mutants would mutate only the last one."""
+    patterns = ",".join(mutate_patterns(settings, file))
+    return [str(STRYKER), "run", str(CONFIG), "--mutate", patterns]
+
+
 def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> None:
     if not STRYKER.exists():
         raise NodeCampaignError(
@@ -96,12 +104,9 @@ def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> Non
         FAIRVEC_MUTATION_STRYKER_REPORT=str(folder / "stryker-report.json"),
         FAIRVEC_MUTATION_VERDICTS=str(folder / "verdicts.jsonl"),
     )
-    patterns = [
-        word for pattern in mutate_patterns(settings, file) for word in ("--mutate", pattern)
-    ]
     with open(folder / "stryker.log", "w", encoding="utf-8") as log:
         finished = subprocess.run(
-            [str(STRYKER), "run", str(CONFIG), *patterns],
+            stryker_words(settings, file),
             cwd=settings.repo / PORT_FOLDER,
             env=environment,
             stdout=log,

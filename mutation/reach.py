@@ -73,9 +73,15 @@ def statement_reach(source: str) -> list[Statement] | None:
         for index in range(len(statements))
     ]
     return [
-        (statement.lineno, statement.end_lineno or statement.lineno, sorted(reached[index]))
+        (_first_line(statement), statement.end_lineno or statement.lineno, sorted(reached[index]))
         for index, statement in enumerate(statements)
     ]
+
+
+def _first_line(statement: ast.stmt) -> int:
+    """Where the statement starts, its decorators included (``lineno`` is the def's)."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
 
 
 def _closure(start: int, users: list[set[int]]) -> set[int]:
