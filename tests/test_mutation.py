@@ -64,12 +64,13 @@ def test_every_landed_vector_is_in_the_vectors() -> None:
     assert survivors.landed_problems(entries, ROOT / "vectors") == []
     key = next(k for k, entry in entries.items() if entry.get("vector", {}).get("landed"))
     planted = copy.deepcopy(entries[key])
-    planted["vector"]["landed"] = ["nardy.rolls/no-such-case"]
+    algorithm = planted["vector"]["algorithm"]  # whichever entry has landed vectors now
+    planted["vector"]["landed"] = [f"{algorithm}/no-such-case"]
     assert survivors.landed_problems({key: planted}, ROOT / "vectors") == [
-        f"{key}: landed vector nardy.rolls/no-such-case is not among nardy.rolls's vectors "
+        f"{key}: landed vector {algorithm}/no-such-case is not among {algorithm}'s vectors "
         f"in {ROOT / 'vectors'}"
     ]
-    planted["vector"]["landed"] = "nardy.rolls/start-null"
+    planted["vector"]["landed"] = f"{algorithm}/no-such-case"
     assert survivors.entry_problem(planted) == "`vector.landed` must be a list of vector ids"
 
 
