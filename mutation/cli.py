@@ -58,6 +58,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="only the first N mutants of each Python file (the tests' sample)",
     )
+    run.add_argument(
+        "--mutant",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="only this mutant, by its key in the report (repeatable; its file is implied): "
+        "judge chosen mutants again, e.g. after their vectors landed",
+    )
     run.add_argument("--fuzz-seed", type=int, default=FUZZ_SEED)
     run.add_argument("--fuzz-count", type=int, default=FUZZ_COUNT, metavar="N")
     run.add_argument("--vectors", type=Path, default=ROOT / "vectors")
@@ -70,6 +78,12 @@ def parser() -> argparse.ArgumentParser:
         "--allow-partial",
         action="store_true",
         help="accept a split with shards missing (the report names them under 'partial')",
+    )
+    merge.add_argument(
+        "--rejudged",
+        action="store_true",
+        help="a mutant in more than one part takes the verdict of the last part naming it "
+        "(parts made with run --mutant after the first verdicts); implies --mixed-sources",
     )
     merge.add_argument(
         "--mixed-sources",
@@ -145,8 +159,12 @@ def run_command(arguments: argparse.Namespace) -> int:
     started = time.monotonic()
     mutants: list[report.Mutant] = []
     files: list[str] = []
+    places = [scope.key_place(key) for key in arguments.mutant]
     for port in sorted(set(arguments.port)):
-        chosen = files_of(port, arguments.file)
+        named = sorted({file for owner, file, _ in places if owner == port})
+        if places and not named:
+            continue  # --mutant names none of this port's mutants
+        chosen = files_of(port, [*arguments.file, *named])
         files += chosen
         mutants += run_port(port, chosen, arguments)
     meta = run_meta(arguments, files, time.monotonic() - started)
@@ -163,9 +181,11 @@ def run_port(port: str, files: list[str], arguments: argparse.Namespace) -> list
         "shard": arguments.shard,
         "since": arguments.since,
     }
+    chosen = frozenset(arguments.mutant) if arguments.mutant else None
+    settings = scope.Settings(**common, sample=arguments.sample, mutants=chosen)
     if port == "node":
-        return node_port.campaign(node_port.Settings(**common), files)
-    return python_port.campaign(python_port.Settings(**common, sample=arguments.sample), files)
+        return node_port.campaign(settings, files)
+    return python_port.campaign(settings, files)
 
 
 def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) -> dict[str, Any]:
@@ -178,6 +198,7 @@ def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) ->
         "fuzz_seed": arguments.fuzz_seed,
         "fuzz_count": arguments.fuzz_count,
         "sample": arguments.sample,
+        **({"chosen_mutants": sorted(arguments.mutant)} if arguments.mutant else {}),
         "files": sorted(files),
         "shard": str(arguments.shard) if arguments.shard else None,
         "wall_seconds": round(seconds, 3),
@@ -187,7 +208,10 @@ def run_meta(arguments: argparse.Namespace, files: list[str], seconds: float) ->
 def merge_command(arguments: argparse.Namespace) -> int:
     reports = [report.load(path) for path in arguments.reports]
     merged = report.merge(
-        reports, allow_partial=arguments.allow_partial, mixed_sources=arguments.mixed_sources
+        reports,
+        allow_partial=arguments.allow_partial,
+        mixed_sources=arguments.mixed_sources or arguments.rejudged,
+        rejudged=arguments.rejudged,
     )
     return write_outputs(merged, arguments)
 

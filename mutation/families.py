@@ -38,3 +38,14 @@ def has_accumulated(vectors: Path, family: str) -> bool:
             if json.loads(file.read_text(encoding="utf-8")).get("accumulated"):
                 return True
     return False
+
+
+def accumulated_algorithms(vectors: Path, family: str) -> list[str]:
+    """The family's algorithms whose vector file holds accumulated vectors (the judge
+    leaves the accumulated stage out for a mutant that reaches none of them)."""
+    found = []
+    for file in sorted((vectors / family).glob("*.json")) if family != SHARED else []:
+        document = json.loads(file.read_text(encoding="utf-8"))
+        if document.get("accumulated"):
+            found.append(f"{family}.{file.stem}")
+    return found

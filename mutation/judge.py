@@ -20,6 +20,7 @@ never on its import path.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import subprocess
@@ -57,15 +58,55 @@ def in_shard(mutant_id: str, shard: tuple[int, int] | None) -> bool:
     return int(mutant_id) % count == index - 1
 
 
+def changed_lines(original: list[str], mutated: list[str]) -> set[int]:
+    """The lines (1-based, of the unmutated file) the mutant replaced or removed; where it
+    only inserted, the line it inserted before."""
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=original, b=mutated, autojunk=False)
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            lines.update(range(first + 1, max(last, first + 1) + 1))
+    return lines
+
+
+def scoped_algorithms(scope_file: str) -> tuple[list[str], set[str]] | None:
+    """The algorithms a Python mutant can reach, and those of them with accumulated
+    vectors, from the driver's scope file (mutation/reach.py): the unmutated file is
+    compared with the mutated one in place. None: judge the whole family (no change seen,
+    as in the baseline run, or a change no statement maps to an algorithm)."""
+    with open(scope_file, encoding="utf-8") as stream:
+        scope = json.load(stream)
+    with open(scope["original"], encoding="utf-8") as stream:
+        original = stream.read().splitlines()
+    with open(scope["mutated"], encoding="utf-8") as stream:
+        mutated = stream.read().splitlines()
+    lines = changed_lines(original, mutated)
+    found: set[str] = set()
+    for line in lines:
+        reached = [names for first, last, names in scope["statements"] if first <= line <= last]
+        if not reached or not reached[0]:
+            return None
+        found.update(reached[0])
+    if not found:
+        return None
+    return sorted(found), found & set(scope["accumulated"])
+
+
 def fairvec(words: Sequence[str]) -> list[str]:
     # -P: the working folder (a sandbox holding a mutated fairvec/) is never imported;
     # the runner and the fuzz oracle are the installed, unmutated fairvec.
     return [sys.executable, "-P", "-m", "fairvec", *words]
 
 
-def stage_commands(arguments: argparse.Namespace) -> list[tuple[str, list[str]]]:
-    """The stages in order, each a (name, command)."""
-    selection = [word for glob in arguments.algorithm for word in ("--algorithm", glob)]
+def stage_commands(
+    arguments: argparse.Namespace, reached: tuple[list[str], set[str]] | None = None
+) -> list[tuple[str, list[str]]]:
+    """The stages in order, each a (name, command). ``reached``: the algorithms the
+    mutant can reach (and those with accumulated vectors), judged instead of the
+    family's: the others run no mutated code, so their vectors answer as the unmutated
+    port's do and the verdict is the same."""
+    globs = reached[0] if reached else arguments.algorithm
+    selection = [word for glob in globs for word in ("--algorithm", glob)]
     adapter = ["--", *arguments.adapter]
     # --fail-on-skip: a mutant that unregisters an algorithm (the port then answers
     # "unsupported", which a port may) has still changed the port: killed, not skipped.
@@ -75,7 +116,7 @@ def stage_commands(arguments: argparse.Namespace) -> list[tuple[str, list[str]]]
     quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", VECTOR_TIMEOUT]
     quiet += ["--max-crashes", "1", "--max-timeouts", "1"]
     stages = [("fixed", fairvec(["run", "--tier", "none", *quiet, *selection, *adapter]))]
-    if arguments.accumulated:
+    if arguments.accumulated and (reached is None or reached[1]):
         accumulated = ["run", "--tag", "accumulated", *quiet, *selection, *adapter]
         stages.append(("accumulated", fairvec(accumulated)))
     if arguments.fuzz_count > 0:
@@ -112,6 +153,12 @@ def parser() -> argparse.ArgumentParser:
     words.add_argument("--fuzz-count", type=int, default=50, metavar="N")
     words.add_argument("--shard", type=parse_shard, metavar="K/N")
     words.add_argument(
+        "--scope",
+        metavar="FILE",
+        help="judge only the algorithms the mutant reaches (the driver's JSON: original, "
+        "mutated, statements, accumulated; Python campaign)",
+    )
+    words.add_argument(
         "--stryker",
         action="store_true",
         help="run by Stryker: with no active mutant (its dry run), the fixed stage alone",
@@ -126,13 +173,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not in_shard(mutant, arguments.shard):
         record({"mutant": mutant, "stage": NOT_IN_SHARD, "status": 0, "seconds": 0.0})
         return 0
-    stages = stage_commands(arguments)
+    reached = scoped_algorithms(arguments.scope) if arguments.scope else None
+    stages = stage_commands(arguments, reached)
     if arguments.stryker and not mutant:
         stages = stages[:1]  # the dry run: the unmutated port passes its fixed vectors
     started = time.monotonic()
     stage, status = judge(stages)
     seconds = round(time.monotonic() - started, 3)
-    record({"mutant": mutant, "stage": stage, "status": status, "seconds": seconds})
+    verdict: dict[str, object] = {"mutant": mutant, "stage": stage, "status": status}
+    verdict["seconds"] = seconds
+    if reached:
+        verdict["algorithms"] = reached[0]
+    record(verdict)
     return 1 if stage != "survived" else 0
 
 

@@ -10,11 +10,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mutation import families, report, scope
+from mutation.scope import Settings
 
 PORT = "node"
 PORT_FOLDER = Path("adapters") / "node"
@@ -34,17 +34,6 @@ STATUS_STAGE = {
 
 class NodeCampaignError(Exception):
     """Stryker missing or failed: one line saying what to do."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    repo: Path
-    work: Path
-    vectors: Path
-    fuzz_seed: int
-    fuzz_count: int
-    shard: scope.Shard | None
-    since: str | None
 
 
 def default_files(repo: Path) -> list[str]:
@@ -73,6 +62,14 @@ def judge_command(settings: Settings, family: str) -> str:
 def mutate_patterns(settings: Settings, file: str) -> list[str]:
     """Stryker's --mutate for one file: the whole file, or its changed line ranges."""
     inside = str(Path(file).relative_to(PORT_FOLDER))
+    if settings.mutants is not None:  # chosen mutants: their lines (collect keeps them only)
+        lines = {
+            line
+            for key in settings.mutants
+            for _, named, line in [scope.key_place(key)]
+            if named == file
+        }
+        return [f"{inside}:{first}-{last}" for first, last in scope.line_ranges(lines)]
     if settings.since is None:
         return [inside]
     changed = scope.changed_lines(settings.repo, settings.since, file)
@@ -87,6 +84,14 @@ def prepare_work(folder: Path, vectors: Path) -> None:
     (folder / "vectors").symlink_to(vectors.resolve())
 
 
+def stryker_words(settings: Settings, file: str) -> list[str]:
+    """Stryker's command line for one file. Its --mutate is one comma-separated list: given
+    twice, the last would replace the first (Stryker 9.5's CLI), and a run over several
+    changed ranges or chosen mutants would mutate only the last one."""
+    patterns = ",".join(mutate_patterns(settings, file))
+    return [str(STRYKER), "run", str(CONFIG), "--mutate", patterns]
+
+
 def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> None:
     if not STRYKER.exists():
         raise NodeCampaignError(
@@ -99,12 +104,9 @@ def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> Non
         FAIRVEC_MUTATION_STRYKER_REPORT=str(folder / "stryker-report.json"),
         FAIRVEC_MUTATION_VERDICTS=str(folder / "verdicts.jsonl"),
     )
-    patterns = [
-        word for pattern in mutate_patterns(settings, file) for word in ("--mutate", pattern)
-    ]
     with open(folder / "stryker.log", "w", encoding="utf-8") as log:
         finished = subprocess.run(
-            [str(STRYKER), "run", str(CONFIG), *patterns],
+            stryker_words(settings, file),
             cwd=settings.repo / PORT_FOLDER,
             env=environment,
             stdout=log,
@@ -157,7 +159,11 @@ def stage_of(
 
 
 def collect(
-    folder: Path, file: str, family: str, shard: scope.Shard | None = None
+    folder: Path,
+    file: str,
+    family: str,
+    shard: scope.Shard | None = None,
+    chosen: frozenset[str] | None = None,
 ) -> list[report.Mutant]:
     """The report's records from one Stryker run's JSON report and the judge's verdicts."""
     stryker = json.loads((folder / "stryker-report.json").read_text(encoding="utf-8"))
@@ -166,7 +172,7 @@ def collect(
     for mutants in stryker["files"].values():
         for mutant in mutants["mutants"]:
             stage, seconds = stage_of(mutant, verdicts, shard)
-            if not stage:
+            if not stage or (chosen is not None and mutant_key(file, mutant) not in chosen):
                 continue
             location = mutant["location"]
             records.append(
@@ -195,5 +201,5 @@ def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
         folder = settings.work / f"node-{Path(file).stem}"
         prepare_work(folder, settings.vectors)
         run_stryker(settings, file, family, folder)
-        records += collect(folder, file, family, settings.shard)
+        records += collect(folder, file, family, settings.shard, settings.mutants)
     return records

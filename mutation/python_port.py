@@ -19,18 +19,19 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mutation import families, report, scope
+from mutation import families, reach, report, scope
 from mutation.judge import VERDICT_PREFIX
+from mutation.scope import Settings
 
 PORT = "python"
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "python" / "cosmic-ray.toml"
 JUDGE = HERE / "judge.py"
 SESSION = "session.sqlite"
+SCOPE = "scope.json"  # the judge's --scope: which algorithms each line can reach
 # The output of a mutant the configuration decides out ([fairvec-mutation] in the config).
 IGNORED_ANNOTATION = "ignored: inside a type annotation, never evaluated"
 OUTSIDE_SCOPE = "outside this run's scope"
@@ -39,18 +40,6 @@ Span = tuple[tuple[int, int], tuple[int, int]]
 
 class PythonCampaignError(Exception):
     """cosmic-ray missing or failed: one line saying what to do."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    repo: Path
-    work: Path
-    vectors: Path
-    fuzz_seed: int
-    fuzz_count: int
-    shard: scope.Shard | None
-    since: str | None
-    sample: int | None = None  # only the first N mutants of each file (the tests' sample)
 
 
 def default_files(repo: Path) -> list[str]:
@@ -91,12 +80,16 @@ def adapter_words(sandbox: Path) -> list[str]:
     ]
 
 
-def judge_words(settings: Settings, family: str, sandbox: Path) -> list[str]:
+def judge_words(
+    settings: Settings, family: str, sandbox: Path, scope_file: Path | None = None
+) -> list[str]:
     words = [sys.executable, str(JUDGE)]
     for glob in families.algorithm_globs(family):
         words += ["--algorithm", glob]
     if not families.has_accumulated(settings.vectors, family):
         words.append("--no-accumulated")
+    if scope_file is not None:
+        words += ["--scope", str(scope_file)]
     words += ["--fuzz-seed", str(settings.fuzz_seed), "--fuzz-count", str(settings.fuzz_count)]
     return [*words, "--", *adapter_words(sandbox)]
 
@@ -122,6 +115,29 @@ def cosmic_ray(folder: Path, *words: str) -> None:
         )
     if finished.returncode != 0:
         raise PythonCampaignError(f"{words[0]} failed: see {folder / 'cosmic-ray.log'}")
+
+
+def write_scope(settings: Settings, file: str, family: str, folder: Path) -> Path | None:
+    """The judge's scope file for one module (mutation/reach.py): a pristine copy of the
+    module to compare the mutated one with, where the mutant is, each top-level
+    statement's algorithms, and which of the family's algorithms have accumulated
+    vectors. None (the whole family for every mutant) where the module defeats the
+    analysis or serves every family."""
+    source = (settings.repo / file).read_text(encoding="utf-8")
+    statements = reach.statement_reach(source)
+    if statements is None or family == families.SHARED:
+        return None
+    original = folder / f"original-{Path(file).name}"
+    original.write_text(source, encoding="utf-8")
+    scope_file = folder / SCOPE
+    document = {
+        "original": str(original.resolve()),
+        "mutated": str((folder / "sandbox" / "fairvec" / "reference" / Path(file).name).resolve()),
+        "statements": [list(statement) for statement in statements],
+        "accumulated": families.accumulated_algorithms(settings.vectors, family),
+    }
+    scope_file.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return scope_file
 
 
 def check_baseline(settings: Settings, family: str, folder: Path, sandbox: Path) -> None:
@@ -181,7 +197,8 @@ def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
         for position, item in enumerate(ordered_items(work_db)):
             mutation = item.mutations[0]
             kept = (
-                (settings.shard is None or settings.shard.takes(position))
+                settings.chooses(mutant_key(file, mutation))
+                and (settings.shard is None or settings.shard.takes(position))
                 and scope.touches(changed, mutation.start_pos[0], mutation.end_pos[0])
                 and (settings.sample is None or position < settings.sample)
             )
@@ -240,10 +257,7 @@ def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
                 stage, verdict = report.IGNORED, {"seconds": 0.0}
             records.append(
                 report.mutant_record(
-                    key=(
-                        f"{PORT}:{file}:{mutation.start_pos[0]}:{mutation.start_pos[1]}:"
-                        f"{mutation.operator_name}:{mutation.occurrence}"
-                    ),
+                    key=mutant_key(file, mutation),
                     port=PORT,
                     family=family,
                     file=file,
@@ -255,6 +269,12 @@ def collect(folder: Path, file: str, family: str) -> list[report.Mutant]:
                 )
             )
     return records
+
+
+def mutant_key(file: str, mutation: Any) -> str:
+    """The report's key of a cosmic-ray mutation: place, operator and occurrence."""
+    line, column = mutation.start_pos
+    return f"{PORT}:{file}:{line}:{column}:{mutation.operator_name}:{mutation.occurrence}"
 
 
 def _replacement(diff: str | None) -> str:
@@ -279,7 +299,8 @@ def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
         sandbox = folder / "sandbox"
         build_sandbox(sandbox, settings.repo)
         module = Path("sandbox") / "fairvec" / "reference" / Path(file).name
-        command = shlex.join(judge_words(settings, family, sandbox))
+        scope_file = write_scope(settings, file, family, folder)
+        command = shlex.join(judge_words(settings, family, sandbox, scope_file))
         (folder / "cosmic-ray.toml").write_text(session_config(module, command), encoding="utf-8")
         check_baseline(settings, family, folder, sandbox)
         cosmic_ray(folder, "cosmic-ray", "init", "cosmic-ray.toml", SESSION)

@@ -101,7 +101,10 @@ def comparable(report: Report) -> Report:
 
 
 def merge(
-    reports: Sequence[Report], allow_partial: bool = False, mixed_sources: bool = False
+    reports: Sequence[Report],
+    allow_partial: bool = False,
+    mixed_sources: bool = False,
+    rejudged: bool = False,
 ) -> Report:
     """The report of the whole campaign from its parts: the shards of one run (each
     K/N once: the same mutants and figures as one run over every shard,
@@ -111,7 +114,12 @@ def merge(
     ``source`` digests differ) are accepted, and the report says which files were judged
     at which digest (``judged_at``) instead of claiming one; every other setting must
     still agree. For a campaign extended file by file while the vectors move on, where
-    judging the earlier files again is too dear."""
+    judging the earlier files again is too dear.
+
+    ``rejudged``: a mutant in more than one part takes the verdict of the last part
+    naming it (``run --mutant`` judged it again after its vectors landed); the report
+    counts them under ``rejudged``. Parts made with ``run --mutant`` hold only chosen
+    mutants of their files, so they never count as a split of those files."""
     if not reports:
         raise ReportError("merge: no report given")
     compared = [key for key in SHARED_SETTINGS if not (mixed_sources and key == "source")]
@@ -126,6 +134,8 @@ def merge(
             )
     runs: dict[str, list[Report]] = {}
     for report in reports:
+        if report.get("chosen_mutants"):
+            continue  # chosen mutants, not a split of the files
         runs.setdefault(json.dumps(report["files"]), []).append(report)
     partial = []
     for files, parts in runs.items():
@@ -152,7 +162,12 @@ def merge(
     notes = [str(report["note"]) for report in reports if report.get("note")]
     if notes:
         meta["note"] = "\n\n".join(dict.fromkeys(notes))  # each part's own account, once
-    return build([mutant for report in reports for mutant in report["mutants"]], meta)
+    mutants = [mutant for report in reports for mutant in report["mutants"]]
+    if rejudged:
+        latest = {mutant["key"]: mutant for mutant in mutants}  # the last part's verdict
+        meta["rejudged"] = len(mutants) - len(latest) + int(reports[0].get("rejudged", 0))
+        mutants = list(latest.values())
+    return build(mutants, meta)
 
 
 def _judged_at(reports: Sequence[Report]) -> list[dict[str, Any]]:
@@ -252,6 +267,12 @@ def markdown(report: Report) -> str:
         lines += ["", str(report["note"])]
     if report.get("partial"):
         lines += ["", "Not the whole campaign: " + "; ".join(report["partial"]) + "."]
+    if report.get("rejudged"):
+        lines += [
+            "",
+            f"{report['rejudged']} mutants were judged again (run --mutant, after the vectors "
+            "their survivors' entries asked for landed): the later verdict is the one counted.",
+        ]
     if report.get("judged_at"):
         lines += ["", "Judged at more than one state of the ports and vectors:", ""]
         lines += [_judged_at_line(entry) for entry in report["judged_at"]]

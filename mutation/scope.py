@@ -16,6 +16,25 @@ class ScopeError(Exception):
 
 
 @dataclass(frozen=True)
+class Settings:
+    """What one run of either port's campaign judges, and where (mutation/cli.py)."""
+
+    repo: Path
+    work: Path
+    vectors: Path
+    fuzz_seed: int
+    fuzz_count: int
+    shard: Shard | None
+    since: str | None
+    sample: int | None = None  # only the first N mutants of each Python file (the tests')
+    # only these mutants, by the report's key (--mutant: re-judging chosen mutants)
+    mutants: frozenset[str] | None = None
+
+    def chooses(self, key: str) -> bool:
+        return self.mutants is None or key in self.mutants
+
+
+@dataclass(frozen=True)
 class Shard:
     index: int  # 1 to count
     count: int
@@ -73,3 +92,14 @@ def line_ranges(lines: set[int]) -> list[tuple[int, int]]:
         else:
             ranges.append((line, line))
     return ranges
+
+
+def key_place(key: str) -> tuple[str, str, int]:
+    """A report key's port, file and line (``port:file:line:column:mutator:digest``)."""
+    parts = key.split(":")
+    if len(parts) < 6 or not parts[2].isdigit():
+        raise ScopeError(
+            f"--mutant {key}: not a mutant key (port:file:line:column:mutator:..., as the "
+            "report lists them)"
+        )
+    return parts[0], parts[1], int(parts[2])

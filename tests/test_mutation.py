@@ -64,12 +64,13 @@ def test_every_landed_vector_is_in_the_vectors() -> None:
     assert survivors.landed_problems(entries, ROOT / "vectors") == []
     key = next(k for k, entry in entries.items() if entry.get("vector", {}).get("landed"))
     planted = copy.deepcopy(entries[key])
-    planted["vector"]["landed"] = ["nardy.rolls/no-such-case"]
+    algorithm = planted["vector"]["algorithm"]  # whichever entry has landed vectors now
+    planted["vector"]["landed"] = [f"{algorithm}/no-such-case"]
     assert survivors.landed_problems({key: planted}, ROOT / "vectors") == [
-        f"{key}: landed vector nardy.rolls/no-such-case is not among nardy.rolls's vectors "
+        f"{key}: landed vector {algorithm}/no-such-case is not among {algorithm}'s vectors "
         f"in {ROOT / 'vectors'}"
     ]
-    planted["vector"]["landed"] = "nardy.rolls/start-null"
+    planted["vector"]["landed"] = f"{algorithm}/no-such-case"
     assert survivors.entry_problem(planted) == "`vector.landed` must be a list of vector ids"
 
 
@@ -286,3 +287,113 @@ def test_a_node_mutant_never_run_is_reported_by_one_shard_only(tmp_path: Path) -
         for k in (1, 2)
     ]
     assert [[mutant["stage"] for mutant in shard] for shard in shards] == [["ignored"], ["fixed"]]
+
+
+REACH_MODULE = """
+from __future__ import annotations
+TABLE = (1, 2)
+CACHE: list[int] = []
+def helper() -> int:
+    return TABLE[0]
+def unused() -> int:
+    return 3
+@algorithm("f.a")
+def a() -> int:
+    return helper()
+@algorithm("f.b")
+def b() -> int:
+    CACHE.append(1)
+    return 2
+@algorithm("f.c")
+def c() -> int:
+    return len(CACHE)
+"""
+
+
+def test_a_statement_reaches_the_algorithms_that_can_run_it() -> None:
+    from mutation import reach
+
+    statements = reach.statement_reach(REACH_MODULE)
+    assert statements is not None
+    by_line = {first: names for first, _, names in statements}
+    assert by_line[3] == ["f.a"]  # TABLE, through helper()
+    assert by_line[5] == ["f.a"]
+    assert by_line[7] == []  # called by no algorithm
+    # b writes into CACHE, which c reads: a mutant of b can change c's answers
+    assert by_line[9] == ["f.a"] and by_line[12] == ["f.b", "f.c"]
+    assert by_line[4] == ["f.b", "f.c"]
+    assert reach.statement_reach("def f():\n    global X\n    X = 1\n") is None
+
+
+def scope_file(tmp_path: Path, mutated_text: str) -> str:
+    from mutation import reach
+
+    original, mutated = tmp_path / "original.py", tmp_path / "mutated.py"
+    original.write_text(REACH_MODULE, encoding="utf-8")
+    mutated.write_text(mutated_text, encoding="utf-8")
+    statements = reach.statement_reach(REACH_MODULE)
+    document = {"original": str(original), "mutated": str(mutated)}
+    document.update(statements=statements, accumulated=["f.c"])
+    (tmp_path / "scope.json").write_text(json.dumps(document), encoding="utf-8")
+    return str(tmp_path / "scope.json")
+
+
+def test_the_judge_runs_only_the_algorithms_a_mutant_reaches(tmp_path: Path) -> None:
+    arguments = judge.parser().parse_args(["--algorithm", "f.*", "--", "port"])
+    table = scope_file(tmp_path, REACH_MODULE.replace("TABLE = (1, 2)", "TABLE = (0, 2)"))
+    reached = judge.scoped_algorithms(table)
+    assert reached == (["f.a"], set())
+    stages = judge.stage_commands(arguments, reached)
+    # f.a has no accumulated vectors: that stage is left out, its verdict known
+    assert [name for name, _ in stages] == ["fixed", "fuzz"]
+    assert all(words.count("--algorithm") == 1 and "f.a" in words for _, words in stages)
+    writer = scope_file(tmp_path, REACH_MODULE.replace("CACHE.append(1)", "CACHE.append(2)"))
+    assert judge.scoped_algorithms(writer) == (["f.b", "f.c"], {"f.c"})
+    # unchanged (the baseline), or a change no algorithm can run: the whole family
+    assert judge.scoped_algorithms(scope_file(tmp_path, REACH_MODULE)) is None
+    unused = scope_file(tmp_path, REACH_MODULE.replace("return 3", "return 4"))
+    assert judge.scoped_algorithms(unused) is None
+    assert [name for name, _ in judge.stage_commands(arguments, None)] == [
+        "fixed",
+        "accumulated",
+        "fuzz",
+    ]
+
+
+def test_a_rejudged_mutant_keeps_its_later_verdict() -> None:
+    committed = part(None, "a", "b")
+    committed["mutants"][0]["stage"] = report.SURVIVED
+    again = part(None)
+    again.update(source="t", chosen_mutants=["a"])  # run --mutant a, after its vector landed
+    again = report.build([mutant("a", "fixed")], again)
+    with pytest.raises(report.ReportError, match="judged twice"):
+        report.merge([committed, again], mixed_sources=True)
+    merged = report.merge([committed, again], rejudged=True, mixed_sources=True)
+    assert [(m["key"], m["stage"]) for m in merged["mutants"]] == [("a", "fixed"), ("b", "fixed")]
+    assert merged["figures"]["python"]["battle"][report.SURVIVED] == 0
+    assert merged["rejudged"] == 1
+    assert "1 mutants were judged again" in report.markdown(merged)
+
+
+def test_a_mutant_key_names_its_port_file_and_line() -> None:
+    key = "python:reference/stake.py:64:12:core/NumberReplacer:64"
+    assert scope.key_place(key) == ("python", "reference/stake.py", 64)
+    with pytest.raises(scope.ScopeError, match="not a mutant key"):
+        scope.key_place("reference/stake.py:64")
+
+
+def test_stryker_is_given_every_range_in_one_mutate_list(tmp_path: Path) -> None:
+    from mutation import node_port
+
+    keys = [
+        "node:adapters/node/families/nardy.js:13:19:Regex:a38f8248",
+        "node:adapters/node/families/nardy.js:87:17:ConditionalExpression:bebb003e",
+        "node:adapters/node/families/stake.js:130:38:ArithmeticOperator:ab5f8902",
+    ]
+    settings = scope.Settings(
+        ROOT, tmp_path, ROOT / "vectors", 1, 1, None, None, None, frozenset(keys)
+    )
+    words = node_port.stryker_words(settings, "adapters/node/families/nardy.js")
+    # Stryker's CLI keeps only the last --mutate given: one list holds every range
+    assert words.count("--mutate") == 1
+    assert words[words.index("--mutate") + 1] == "families/nardy.js:13-13,families/nardy.js:87-87"
