@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, REPO, fairvec
+from support import HANG, MISBEHAVING, REPO, ROOMY, fairvec
 
 from fairvec import accumulated_digest, input_draws
 from fairvec.runner import accumulated_run as streaming
@@ -213,7 +213,7 @@ def test_bundled_adapters_pass_the_default_tier(
     report = tmp_path / "report.json"
     done = fairvec(
         "run", "--algorithm", algorithm, "--tag", "accumulated", "--bundled", bundled,
-        "--json", report,
+        *ROOMY, "--json", report,
     )
     results = done.report(report)["results"]
     assert done.status == 0, results
@@ -238,7 +238,7 @@ def test_node_reproduces_a_committed_digest_on_its_own(vector_path: str, stream_
     script = REPO / "adapters" / "node" / "accumulate.js"
     done = subprocess.run(
         [str(NODE), str(script), str(vector_file), stream_id],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True, text=True, timeout=HANG, check=True,
     )
     computed = json.loads(done.stdout)
     assert computed["digest"] == committed["expected"]["digest"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import FIRE, GRASS, REPO, THREE, WATER, fairvec, misbehaving
+from support import FIRE, GRASS, HANG, REPO, ROOMY, THREE, WATER, fairvec, misbehaving
 
 
 def statuses(report: dict[str, Any]) -> dict[str, str]:
@@ -259,7 +259,7 @@ def test_bundled_adapters_pass_every_vector(bundled: str, report_path: Path) -> 
     # The accumulated streams are the one part left out: tests/test_accumulated.py runs them
     # through both adapters, and here they would double the suite's time.
     done = fairvec(
-        "run", "--bundled", bundled, "--tier", "none", "--json", report_path, timeout=600
+        "run", "--bundled", bundled, "--tier", "none", *ROOMY, "--json", report_path, timeout=HANG
     )
     report = done.report(report_path)
     failing = [r["id"] for r in report["results"] if r["status"] in ("fail", "error")]
