@@ -65,6 +65,7 @@ def _wrong_port(inputs: dict[str, Any], how: str = "wrong") -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), how, _input_digest(inputs)]
 
 
+@pytest.mark.heavy
 def test_a_port_wrong_in_one_case_fails_at_its_block(
     short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -133,6 +134,7 @@ def test_locate_escapes_what_an_ascii_terminal_cannot_show(
     assert json.dumps(case) in done.stdout and done.stdout.isascii()
 
 
+@pytest.mark.heavy
 def test_an_answer_json_cannot_hold_is_charged_to_its_case(
     short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -173,6 +175,7 @@ CRASHES_ON_EVERY_CASE = (
 )
 
 
+@pytest.mark.heavy
 def test_accumulated_vectors_stopped_by_crashes_stop_the_run(tmp_path: Path) -> None:
     """The accumulated vectors' own session gives up after --max-crashes as the fixed
     vectors' does: exit 2 and one line saying why (it exited 1, saying nothing)."""
@@ -193,6 +196,7 @@ def test_an_option_after_the_id_is_named_not_run_as_the_adapter() -> None:
     assert done.stderr.startswith("fairvec: error: --block: an option after the other")
 
 
+@pytest.mark.heavy
 def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[str, Any]]) -> None:
     folder, _ = short_stream
     done = fairvec("run", "--vectors", folder, "--tag", "accumulated", "--bundled", "python")
@@ -205,6 +209,7 @@ def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[s
     ("bundled", "algorithm"),
     [("python", "battle.damage"), ("node", "casino.mines"), ("node", "stake.shuffle")],
 )
+@pytest.mark.heavy
 def test_bundled_adapters_pass_the_default_tier(
     bundled: str, algorithm: str, tmp_path: Path
 ) -> None:
@@ -229,6 +234,7 @@ def test_bundled_adapters_pass_the_default_tier(
         ("stake/shuffle.json", "stake.shuffle/accumulated@pick-and-remove"),
     ],
 )
+@pytest.mark.heavy
 def test_node_reproduces_a_committed_digest_on_its_own(vector_path: str, stream_id: str) -> None:
     vector_file = REPO / "vectors" / vector_path
     committed = next(

@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 from support import ROOMY, check_reports, fairvec
 
+# whole streams through real ports: the inner loop (-m 'not heavy') leaves them to the test command
+pytestmark = pytest.mark.heavy
+
 ADAPTER = Path(__file__).resolve().parent / "adapters" / "accumulating.py"
 DICE = "stake.dice/accumulated@truncate"
 SHUFFLE = "stake.shuffle/accumulated@pick-and-remove"  # doubles, and about 7% error cases

@@ -56,6 +56,7 @@ def walk_down(game_hash: str, games: int) -> str:
 # --- the real games -------------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_the_vx_hashes_are_game_12424169_walked_down() -> None:
     """The hashes the vx specs type are the real chain's: walked down from game 12,424,169
     (the suite's real game) here, and each pinned to its number by chain_position."""
@@ -450,6 +451,7 @@ def test_without_the_extra_the_python_adapter_names_it(
 # --- the Node adapter: an independent BLS12-381 ---------------------------------------------
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed (no 'node')")
 def test_node_agrees_with_the_reference_on_every_vx_and_position_vector() -> None:
     done = fairvec(

@@ -16,6 +16,9 @@ from types import ModuleType
 import pytest
 from support import HANG, REPO, ROOMY, fairvec
 
+# whole streams through real ports: the inner loop (-m 'not heavy') leaves them to the test command
+pytestmark = pytest.mark.heavy
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "compiled_targets.py"
 
 

@@ -58,6 +58,7 @@ def answer(drawn: Drawn) -> dict[str, Any]:
 # ----- the command against adapters -----
 
 
+@pytest.mark.heavy
 def test_the_bundled_python_adapter_has_no_mismatch() -> None:
     done = fairvec("fuzz", "--bundled", "python", *EVERY_ALGORITHM)
     assert done.status == 0, done.stdout[-3000:] + done.stderr

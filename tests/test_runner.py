@@ -252,6 +252,7 @@ def test_a_folder_that_is_not_a_vectors_folder_is_called_so(tmp_path: Path) -> N
     assert "regenerate" not in done.stderr and "--suite ARCHIVE" in done.stderr
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bundled", ["python", "node"])
 def test_bundled_adapters_pass_every_vector(bundled: str, report_path: Path) -> None:
     if bundled == "node" and shutil.which("node") is None:
