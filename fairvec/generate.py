@@ -831,14 +831,14 @@ def _rendered(
     specs: list[Spec], vectors_root: Path, data: Path | None, jobs: int
 ) -> Iterator[tuple[Path, str]]:
     """Each spec's vector file path and text. With several jobs, the specs are shared out
-    to worker processes, the costliest first (guessed from the committed file's size:
-    tenhou's three files take a quarter of the work), so no long one starts last."""
+    to worker processes, the costliest first (guessed from the committed file: see
+    _cost_guess), so no long one starts last."""
     work = [(spec, vectors_root, data) for spec in specs]
     # (no fork on Windows: one process there)
     if jobs == 1 or len(work) == 1 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(_render_spec, work)
         return
-    work.sort(key=lambda item: -_size_or_zero(vector_path(vectors_root, item[0])))
+    work.sort(key=lambda item: -_cost_guess(vector_path(vectors_root, item[0])))
     # fork: the workers inherit the loaded specs and reference (and the work: a task is
     # its place in it, a few bytes, so the pipe that carries tasks never fills); imap keeps
     # the order given, so the first error met is the same at every run
@@ -891,11 +891,22 @@ def _worker_setup(work: list[tuple[Spec, Path, Path | None]], mask: set[signal.S
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _size_or_zero(path: Path) -> int:
+# What a vector tagged slow costs to compute, in bytes of ordinary vectors: a chain walk
+# of millions of SHA-256 steps takes about 2 CPU seconds, as a megabyte of vectors does
+# (bustabit.chain_position: 70 KB holding 12 walks, 28 s; tenhou.hand_wall: 2 MB, a few s).
+SLOW_VECTOR_BYTES = 1_000_000
+
+
+def _cost_guess(path: Path) -> int:
+    """How long generating a vector file takes, guessed from the committed one: its size
+    (tenhou's three files take a quarter of the work), plus SLOW_VECTOR_BYTES for each
+    vector tagged slow, which the size does not show: ordered by size alone, the chain
+    walks' small files started last and ran on alone. Zero for a file not there."""
     try:
-        return path.stat().st_size
+        text = path.read_bytes()
     except OSError:
         return 0
+    return len(text) + text.count(b'"slow"') * SLOW_VECTOR_BYTES
 
 
 def _selected_specs(spec_root: Path, only: Sequence[str]) -> list[Spec]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,28 @@ needs_fairvec_command = pytest.mark.skipif(
     reason=f"no installed `fairvec` command ({FAIRVEC!r} not found; set FAIRVEC_UNDER_TEST "
     "or install the package): this test runs the command by name",
 )
+# Seconds a child process gets before a test calls it hung: not a speed bound, but far
+# beyond what the slowest run takes on a loaded machine (tools/load.sh runs the whole test
+# command beside 16 busy processes on 2 cores), so a TimeoutExpired says "hung", never
+# "slow". A test about speed bounds CPU seconds (children_cpu_seconds), never clock time.
+HANG = 600
+# The runner's --timeout for a run that is not about timeouts: per vector (times 1 + cases /
+# 1,000 for a stream), a budget a loaded machine meets for the costliest vector (a
+# videopoker.analysis table, a compiled port's 10,000-case stream), where the default 10 s
+# is not (at load 20 on 2 cores a vector takes ten times its quiet time).
+ROOMY = ("--timeout", "300")
+# A test polling for something to happen (a file to appear, an orphan to be reaped) waits
+# up to this long: it returns as soon as it happens, so only a failure waits it out.
+PATIENCE = 120.0
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user and system) of the child processes waited for so far, and of
+    theirs: take it before and after a subprocess to bound what it cost, load or not."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 MISBEHAVING = Path(__file__).resolve().parent / "adapters" / "misbehaving.py"
 JUNIT_SCHEMAS = Path(__file__).resolve().parent / "junit"  # the XSDs CI tools read JUnit by
 # Three battle.move vectors, one per move: small enough to reason about each one.
@@ -51,7 +74,7 @@ class Completed:
 
 
 def fairvec(
-    *arguments: str | Path, timeout: float = 300, preexec: Callable[[], None] | None = None
+    *arguments: str | Path, timeout: float = HANG, preexec: Callable[[], None] | None = None
 ) -> Completed:
     """The installed console script (``python -m fairvec`` where there is none), run outside
     the checkout (so installed package data is what it finds); pass --root REPO where the
@@ -215,7 +238,7 @@ TWO_DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
 
 
 def two_algorithm_run(
-    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = (), timeout: float = 300
+    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = (), timeout: float = HANG
 ) -> Completed:
     """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
     return fairvec(

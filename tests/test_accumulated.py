@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, REPO, fairvec
+from support import HANG, MISBEHAVING, REPO, ROOMY, fairvec
 
 from fairvec import accumulated_digest, input_draws
 from fairvec.runner import accumulated_run as streaming
@@ -70,6 +70,7 @@ def _wrong_port(inputs: dict[str, Any], how: str = "wrong") -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), how, _input_digest(inputs)]
 
 
+@pytest.mark.heavy
 def test_a_port_wrong_in_one_case_fails_at_its_block(
     short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -138,6 +139,7 @@ def test_locate_escapes_what_an_ascii_terminal_cannot_show(
     assert json.dumps(case) in done.stdout and done.stdout.isascii()
 
 
+@pytest.mark.heavy
 def test_an_answer_json_cannot_hold_is_charged_to_its_case(
     short_stream: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
@@ -178,6 +180,7 @@ CRASHES_ON_EVERY_CASE = (
 )
 
 
+@pytest.mark.heavy
 def test_accumulated_vectors_stopped_by_crashes_stop_the_run(tmp_path: Path) -> None:
     """The accumulated vectors' own session gives up after --max-crashes as the fixed
     vectors' does: exit 2 and one line saying why (it exited 1, saying nothing)."""
@@ -200,6 +203,7 @@ def test_an_option_after_the_id_is_named_not_run_as_the_adapter() -> None:
     assert done.stderr.startswith("fairvec: error: --block: an option after the other")
 
 
+@pytest.mark.heavy
 def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[str, Any]]) -> None:
     folder, _ = short_stream
     done = fairvec("run", "--vectors", folder, "--tag", "accumulated", "--bundled", "python")
@@ -212,6 +216,7 @@ def test_the_right_port_passes_the_short_stream(short_stream: tuple[Path, dict[s
     ("bundled", "algorithm"),
     [("python", "battle.damage"), ("node", "casino.mines"), ("node", "stake.shuffle")],
 )
+@pytest.mark.heavy
 def test_bundled_adapters_pass_the_default_tier(
     bundled: str, algorithm: str, tmp_path: Path
 ) -> None:
@@ -220,7 +225,7 @@ def test_bundled_adapters_pass_the_default_tier(
     report = tmp_path / "report.json"
     done = fairvec(
         "run", "--algorithm", algorithm, "--tag", "accumulated", "--bundled", bundled,
-        "--json", report,
+        *ROOMY, "--json", report,
     )
     results = done.report(report)["results"]
     assert done.status == 0, results
@@ -239,6 +244,7 @@ def test_bundled_adapters_pass_the_default_tier(
         ("stake/shuffle.json", "stake.shuffle/accumulated@pick-and-remove"),
     ],
 )
+@pytest.mark.heavy
 def test_node_reproduces_a_committed_digest_on_its_own(vector_path: str, stream_id: str) -> None:
     vector_file = REPO / "vectors" / vector_path
     committed = next(
@@ -248,7 +254,7 @@ def test_node_reproduces_a_committed_digest_on_its_own(vector_path: str, stream_
     script = REPO / "adapters" / "node" / "accumulate.js"
     done = subprocess.run(
         [str(NODE), str(script), str(vector_file), stream_id],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True, text=True, timeout=HANG, check=True,
     )
     computed = json.loads(done.stdout)
     assert computed["digest"] == committed["expected"]["digest"]

@@ -36,6 +36,7 @@ def catalogue() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     return found
 
 
+@pytest.mark.heavy
 def test_every_boundary_has_a_vector_on_each_side() -> None:
     missing = [line for spec, vectors in catalogue() for line in uncovered(spec, vectors)]
     assert not missing, "boundaries without a vector on a side:\n" + "\n".join(missing)

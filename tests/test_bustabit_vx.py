@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FAIRVEC_COMMAND, REPO, fairvec
+from support import FAIRVEC_COMMAND, HANG, REPO, fairvec
 
 from fairvec.extras import ALGORITHMS_NEEDING, EXTRAS
 from fairvec.reference import InvalidInput, bustabit, compute
@@ -56,6 +56,7 @@ def walk_down(game_hash: str, games: int) -> str:
 # --- the real games -------------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_the_vx_hashes_are_game_12424169_walked_down() -> None:
     """The hashes the vx specs type are the real chain's: walked down from game 12,424,169
     (the suite's real game) here, and each pinned to its number by chain_position."""
@@ -444,7 +445,7 @@ def test_without_the_extra_generate_names_it_before_any_work(
     done = subprocess.run(
         [*FAIRVEC_COMMAND, "generate", "--check", "--root", str(REPO), "--algorithm",
          "bustabit.vx_*"],
-        capture_output=True, text=True, env=without_the_vx_extra, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, env=without_the_vx_extra, timeout=HANG, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and "pip install 'fairvec[vx]'" in done.stderr
@@ -452,7 +453,7 @@ def test_without_the_extra_generate_names_it_before_any_work(
     crash_only = subprocess.run(
         [*FAIRVEC_COMMAND, "generate", "--check", "--root", str(REPO), "--algorithm",
          "bustabit.vx_crash"],
-        capture_output=True, text=True, env=without_the_vx_extra, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, env=without_the_vx_extra, timeout=HANG, cwd=tmp_path,
     )  # fmt: skip
     assert crash_only.returncode == 0, crash_only.stderr
 
@@ -464,7 +465,7 @@ def test_without_the_extra_the_python_adapter_names_it(
     done = subprocess.run(
         [*FAIRVEC_COMMAND, "run", "--bundled", "python", "--algorithm", "bustabit.vx_signature",
          "-k", "last-vx-game", "--json", str(report)],
-        capture_output=True, text=True, env=without_the_vx_extra, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, env=without_the_vx_extra, timeout=HANG, cwd=tmp_path,
     )  # fmt: skip
     assert "Traceback" not in done.stderr, done.stderr
     text = report.read_text(encoding="utf-8")
@@ -474,11 +475,12 @@ def test_without_the_extra_the_python_adapter_names_it(
 # --- the Node adapter: an independent BLS12-381 ---------------------------------------------
 
 
+@pytest.mark.heavy
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed (no 'node')")
 def test_node_agrees_with_the_reference_on_every_vx_and_position_vector() -> None:
     done = fairvec(
         "run", "--bundled", "node", "--algorithm", "bustabit.vx*",
-        "--algorithm", "bustabit.chain_position", "--exclude-tag", "slow", timeout=300,
+        "--algorithm", "bustabit.chain_position", "--exclude-tag", "slow", timeout=HANG,
     )  # fmt: skip
     assert done.status == 0, done.stdout[-3000:] + done.stderr
     counts = re.search(r"(\d+) passed, 0 failed, 0 errors, 0 skipped", done.stdout)
@@ -503,7 +505,7 @@ def test_node_loads_bls_only_when_asked() -> None:
         "console.log(JSON.stringify([before, noble()]));"
     )
     done = subprocess.run([NODE, "-e", script], capture_output=True, text=True, cwd=REPO,
-                          timeout=60)  # fmt: skip
+                          timeout=HANG)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [False, True]
 

@@ -14,7 +14,10 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from support import REPO, fairvec
+from support import HANG, REPO, ROOMY, fairvec
+
+# whole streams through real ports: the inner loop (-m 'not heavy') leaves them to the test command
+pytestmark = pytest.mark.heavy
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "compiled_targets.py"
 
@@ -60,8 +63,8 @@ def test_every_vector_of_its_algorithms_passes(adapter: Path, tmp_path: Path) ->
     # is strict, so the run fails if one of them passes or another vector fails
     known = REPO / "benchmarks" / "c_adapter" / "known-failures.txt"
     done = fairvec(
-        "run", "--no-progress", *selection, "--json", report_path,
-        "--known-failures", known, "--", adapter, timeout=600,
+        "run", "--no-progress", *selection, *ROOMY, "--json", report_path,
+        "--known-failures", known, "--", adapter, timeout=HANG,
     )  # fmt: skip
     report = json.loads(report_path.read_text(encoding="utf-8"))
     statuses = {result["id"]: result["status"] for result in report["results"]}
@@ -98,7 +101,11 @@ def test_the_ready_check_of_the_protocol_document(adapter: Path) -> None:
         },
     }
     done = subprocess.run(
-        [str(adapter)], input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=60
+        [str(adapter)],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=HANG,
     )
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["type"] == "hello" and lines[0]["accumulate"] is True
@@ -125,7 +132,7 @@ def test_it_computes_each_default_tier_digest_itself(adapter: Path) -> None:
         [str(adapter)],
         input=b"".join(line for _, line in pairs),
         capture_output=True,
-        timeout=300,
+        timeout=HANG,
     )
     answers = [json.loads(line) for line in done.stdout.splitlines()[1:]]
     finals = {a["id"]: a["accumulated"] for a in answers if "checkpoint" not in a}
@@ -149,7 +156,7 @@ def test_one_wrong_case_in_a_million_is_named_with_its_input(
     report_path = tmp_path / "report.json"
     done = fairvec(
         "run", "--no-progress", "--algorithm", "stake.dice", "--tier", "full",
-        "--tag", "accumulated-full", "--json", report_path, "--", adapter, timeout=600,
+        "--tag", "accumulated-full", *ROOMY, "--json", report_path, "--", adapter, timeout=HANG,
     )  # fmt: skip
     assert done.status == 1, done.stdout + done.stderr
     report = json.loads(report_path.read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import FAIRVEC, REPO, check_reports, needs_fairvec_command
+from support import FAIRVEC, HANG, REPO, check_reports, needs_fairvec_command
 
 from fairvec.cli import main
 
@@ -45,7 +45,7 @@ SMALL = (
 
 
 def tool(*command: str | Path) -> None:
-    subprocess.run([str(word) for word in command], check=True, capture_output=True, timeout=60)
+    subprocess.run([str(word) for word in command], check=True, capture_output=True, timeout=HANG)
 
 
 def ssh_key(folder: Path, principal: str) -> tuple[Path, Path]:
@@ -93,7 +93,7 @@ def gate_env(url: str, key: Path, **more: str) -> dict[str, str]:
 def gate(folder: Path, env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["sh", str(SCRIPT), *arguments],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=120,
+        cwd=folder, env=env, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
 
 
@@ -189,7 +189,7 @@ def test_the_github_workflow_has_the_steps_and_they_run(
     for command in runs:
         done = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG,
         )  # fmt: skip
         assert done.returncode == 0, command + "\n" + done.stdout + done.stderr
     check_passing_run(tmp_path, published, PRINCIPAL)

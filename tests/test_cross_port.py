@@ -29,7 +29,11 @@ from fairvec.fuzz.space import load_space
 from fairvec.runner.arguments import bundled_adapter
 from fairvec.runner.session import Session
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+# the inner loop (-m 'not heavy') leaves this differential run to the test command
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed"),
+]
 
 SEED = "10"  # among its 5 bustabit.vx_verify inputs, 4 non-canonical signatures drawn whole
 COUNT = 15  # inputs per algorithm: about 1,200 in all, some 15 s of CPU for both ports

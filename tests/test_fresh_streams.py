@@ -16,6 +16,8 @@ from support import check_reports, fairvec
 
 from fairvec import accumulated_digest
 
+pytestmark = pytest.mark.heavy  # every test runs streams through an adapter process
+
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 DICE = "stake.dice/accumulated@truncate"
 FRESH_DICE = "stake.dice/accumulated-fresh@truncate"

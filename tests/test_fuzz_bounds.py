@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from support import REPO, fairvec
+from support import HANG, REPO, fairvec
 
 from fairvec.fuzz.plan import AlgorithmPlan
 from fairvec.fuzz.space import load_space
@@ -122,7 +122,7 @@ def test_chain_check_judges_every_input_without_walking_a_real_chain() -> None:
         "7",
         "--bundled",
         "python",
-        timeout=150,
+        timeout=HANG,
     )
     assert done.status == 0, done.stdout[-2000:] + done.stderr
     assert tally(done.stdout, CHAIN_CHECK)["tried"] == 60
@@ -142,7 +142,7 @@ def test_seconds_bounds_the_work_in_flight_too(tmp_path: Path) -> None:
         "--seed",
         "5",
         *slow_port(tmp_path, "all"),
-        timeout=120,
+        timeout=HANG,
     )
     assert done.status == 2, done.stdout[-2000:] + done.stderr  # nothing judged: no pass
     assert "no input was judged" in done.stderr
@@ -162,7 +162,7 @@ def test_a_slow_input_is_not_a_mismatch(tmp_path: Path) -> None:
         "--seed",
         "5",
         *slow_port(tmp_path, "2"),
-        timeout=120,
+        timeout=HANG,
     )
     assert done.status == 0, done.stdout[-2000:] + done.stderr
     assert "; 0 mismatch(es); 1 not judged" in done.stdout

@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from support import REPO, fairvec
+from support import HANG, REPO, fairvec
 
 from fairvec.fuzz.plan import AlgorithmPlan, Drawn
 from fairvec.fuzz.report import dump_yaml
@@ -58,6 +58,7 @@ def answer(drawn: Drawn) -> dict[str, Any]:
 # ----- the command against adapters -----
 
 
+@pytest.mark.heavy
 def test_the_bundled_python_adapter_has_no_mismatch() -> None:
     done = fairvec("fuzz", "--bundled", "python", *EVERY_ALGORITHM)
     assert done.status == 0, done.stdout[-3000:] + done.stderr
@@ -148,7 +149,7 @@ def test_a_length_drawn_beyond_a_million_characters_is_refused(tmp_path: Path) -
     space["strings"]["length"] = [0, 100_000_000]
     bad = tmp_path / "fuzz.yaml"
     bad.write_text(yaml.safe_dump(space), encoding="utf-8")
-    done = fairvec("fuzz", "--space", bad, "--count", "5", "--bundled", "python", timeout=60)
+    done = fairvec("fuzz", "--space", bad, "--count", "5", "--bundled", "python", timeout=HANG)
     assert done.status == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "strings/length/1: 100000000 is greater than the maximum of 1000000" in done.stderr
 

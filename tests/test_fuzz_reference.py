@@ -25,7 +25,7 @@ from unittest.mock import ANY
 import jsonschema
 import pytest
 import yaml
-from support import REPO
+from support import HANG, REPO
 
 from fairvec.reference import InvalidInput, compute
 
@@ -241,7 +241,7 @@ def adapters() -> list[list[str]]:
 @pytest.mark.parametrize("command", adapters(), ids=lambda command: Path(command[-1]).name)
 def test_a_bundled_adapter_answers_a_malformed_line_with_bad_request(command: list[str]) -> None:
     stdin = b"".join(line for line, _ in BAD_LINES) + GOOD_LINE
-    done = subprocess.run(command, input=stdin, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(command, input=stdin, capture_output=True, timeout=HANG, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-500:]
     hello, *answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert hello["type"] == "hello"

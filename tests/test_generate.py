@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import FAIRVEC_COMMAND, REPO, fairvec
+from support import FAIRVEC_COMMAND, HANG, PATIENCE, REPO, fairvec
 
 
 @pytest.fixture
@@ -105,12 +105,12 @@ def test_sigterm_ends_the_workers_and_writes_nothing(root: Path, forked: int) ->
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while len(workers := _children(process.pid)) < forked and time.monotonic() < deadline:
             time.sleep(0.001)
         assert len(workers) >= forked, "the pool never started"
         process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
+        _, stderr = process.communicate(timeout=HANG)
         left = _in_group(process.pid)
     finally:  # (nothing is left when all went well)
         with contextlib.suppress(ProcessLookupError):
@@ -364,3 +364,16 @@ def test_a_lone_surrogate_round_trips_through_a_vector_file() -> None:
     )
     assert vector["input"]["client_seed"] == "seed\ud800"
     assert vector["expected"] == {"error": "not-unicode-text"}
+
+
+def test_the_chain_walks_are_guessed_costlier_than_bigger_files() -> None:
+    """--jobs N starts the costliest algorithm first: ordered by file size alone, the 70 KB
+    holding bustabit.chain_position's twelve walks (28 CPU seconds, the single costliest
+    algorithm) started last of all and ran on alone while the other core idled."""
+    from fairvec.generate import _cost_guess
+
+    vectors = REPO / "vectors"
+    walks, bigger = vectors / "bustabit" / "chain_position.json", vectors / "tenhou" / "seed.json"
+    assert walks.stat().st_size < bigger.stat().st_size / 10
+    assert _cost_guess(walks) > _cost_guess(bigger)
+    assert _cost_guess(REPO / "vectors" / "no-such" / "file.json") == 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,10 @@ import pytest
 from support import (
     FIRE,
     GRASS,
+    HANG,
     THREE,
     WATER,
+    children_cpu_seconds,
     fairvec,
     misbehaving,
     result_of,
@@ -286,9 +287,12 @@ def test_crashes_still_stop_the_run(tmp_path: Path) -> None:
 
 
 def test_a_hello_naming_too_many_algorithms_is_refused_quickly(tmp_path: Path) -> None:
-    started = time.monotonic()
+    """Refused as soon as the count passes the bound, not after indexing 100,000 names:
+    bounded in CPU seconds (about 1 s quiet, fairvec and the adapter together), which a
+    loaded machine does not stretch as it does clock time."""
+    before = children_cpu_seconds()
     done = fairvec("run", *THREE, *misbehaving("--many-algorithms", "100000"))
-    assert time.monotonic() - started < 30
+    assert children_cpu_seconds() - before < 15
     assert done.status == 2
     assert f"more than the {MAX_HELLO_ALGORITHMS:,}" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and len(done.stderr) < 400
@@ -329,12 +333,13 @@ def test_a_garbage_line_still_charges_its_head_soon(
 ) -> None:
     """A line naming no request, then no answer from the head: the head is charged, as
     soon as the next answer (at --window 1, to one request sent beyond the window) or a
-    short grace says so, not after --timeout."""
-    started = time.monotonic()
-    done, report = run_three(tmp_path, f"garbage:{vector}", extra=("--window", window))
-    assert time.monotonic() - started < 8  # --timeout is 10
+    short grace says so, not after --timeout. (A charge at the timeout says "no response
+    within 60s", whatever the load: the message tells the two apart, not the clock.)"""
+    extra = ("--window", window, "--timeout", "60")
+    done, report = run_three(tmp_path, f"garbage:{vector}", extra=extra)
     assert statuses(report) == {**PASS3, vector: "error"}
-    assert "bad line on stdout" in result_of(report, vector)["message"]
+    message = result_of(report, vector)["message"]
+    assert "bad line on stdout" in message and "no response within" not in message, message
     assert done.status == 1
 
 
@@ -366,13 +371,12 @@ def test_an_adapter_that_never_stops_talking_still_meets_the_deadline(
     adapter = tmp_path / "talker.py"
     adapter.write_text(f"MODE = {mode!r}\n{TALKER}")
     json_path = tmp_path / "report.json"
-    started = time.monotonic()
+    # it used to wait forever: fairvec() then raises TimeoutExpired after HANG seconds
     done = fairvec(
         "run", "--algorithm", "battle.move", "-k", "/fire", "-k", "/grass", "--tier", "none",
         "-j", "1", "--timeout", "1", "--max-timeouts", "2", "--json", json_path,
-        "--", sys.executable, adapter, timeout=60,
+        "--", sys.executable, adapter,
     )  # fmt: skip
-    assert time.monotonic() - started < 30  # it used to wait forever
     assert done.status == 2, done.stderr
     assert "answered nothing in time 2 times in a row" in done.stderr
     report = done.report(json_path)
@@ -412,7 +416,7 @@ def popen_then_reap(*args, **kwargs):
     return child
 
 subprocess.Popen = popen_then_reap
-adapter = process.AdapterProcess([sys.executable, "-c", "import time; time.sleep(30)"])
+adapter = process.AdapterProcess([sys.executable, "-c", "import time; time.sleep(300)"])
 reaper[0].join()
 print("alive" if adapter._process.poll() is None else f"killed {adapter._process.returncode}")
 adapter.kill()
@@ -426,16 +430,16 @@ def test_one_sessions_reaping_never_kills_anothers_new_adapter() -> None:
     import subprocess
 
     done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+                          timeout=HANG)  # fmt: skip
     assert done.stdout.strip() == "alive", done.stdout + done.stderr
 
 
 def test_an_adapter_that_closes_its_stdout_before_the_hello_is_said_to_have() -> None:
-    """It used to read "the adapter is still running before its hello line"."""
-    closing = "import os, time; os.close(1); time.sleep(60)"
-    started = time.monotonic()
+    """It used to read "the adapter is still running before its hello line". The adapter
+    sleeps on past HANG: a runner that waited for its exit is a TimeoutExpired, not slow."""
+    closing = f"import os, time; os.close(1); time.sleep({HANG + 60})"
     done = fairvec("run", *THREE, "--", sys.executable, "-c", closing)
-    assert done.status == 2 and time.monotonic() - started < 20, done.stderr
+    assert done.status == 2, done.stderr
     assert "the adapter closed its stdout before its hello line" in done.stderr, done.stderr
 
 
@@ -480,25 +484,28 @@ FLOODING = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('y' 
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfd here: seen at the timeout")
-@pytest.mark.parametrize("daemon", [["sleep", "300"], FLOODING], ids=["quiet", "flooding"])
+@pytest.mark.parametrize("daemon", [["sleep", str(HANG + 60)], FLOODING], ids=["quiet", "flooding"])
 def test_an_exit_is_seen_at_once_while_something_started_holds_stdout(
     tmp_path: Path, daemon: list[str]
 ) -> None:
     """The exit was seen only when stdout ended: with a daemon holding it, at the timeout
     (an accumulated vector's: up to hours), and charged as a timeout. What the pipe holds
-    is read, and no more: a daemon writing on is not waited for."""
+    is read, and no more: a daemon writing on is not waited for. An exit seen only at the
+    timeout is charged "no response within 300s" (the message tells it from slowness), and
+    a runner waiting for the daemon (it sleeps past HANG) is a TimeoutExpired."""
     report = tmp_path / "report.json"
-    started = time.monotonic()
     done = fairvec(
-        "run", *THREE, "--timeout", "60", "--max-crashes", "1", "--json", report,
+        "run", *THREE, "--timeout", "300", "--max-crashes", "1", "--json", report,
         "--", sys.executable, "-c", LEAVES_A_DAEMON, *daemon,
     )  # fmt: skip
-    assert time.monotonic() - started < 30, done.stdout
     assert done.status == 2, done.stderr
     errored = [r for r in done.report(report)["results"] if r["status"] == "error"]
     assert len(errored) == 1 and "exited (status 7)" in errored[0]["message"], errored
-    before = time.monotonic()
-    hello_only = "import os, subprocess; subprocess.Popen(['sleep', '300'], start_new_session=True)"
+    assert "no response within" not in errored[0]["message"], errored
+    hello_only = (
+        "import subprocess\n"
+        f"subprocess.Popen(['sleep', '{HANG + 60}'], start_new_session=True)"
+    )
     done = fairvec("run", *THREE, "--", sys.executable, "-c", hello_only)
-    assert done.status == 2 and time.monotonic() - before < 20, done.stderr
+    assert done.status == 2, done.stderr
     assert "the adapter exited (status 0) before its hello line" in done.stderr

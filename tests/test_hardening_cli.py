@@ -15,7 +15,7 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from support import FIRE, SPECIAL_KINDS, THREE, check_reports, fairvec, make_special
+from support import FIRE, HANG, SPECIAL_KINDS, THREE, check_reports, fairvec, make_special
 
 from fairvec import extras
 from fairvec.errors import FairvecError
@@ -79,10 +79,10 @@ def test_other_written_files_refuse_a_fifo(tmp_path: Path, command: str) -> None
         report = tmp_path / "r.json"
         made = fairvec("run", *THREE, *PYTHON, "--tier", "none", "--json", report)
         assert made.status == 0, made.stderr
-        done = fairvec("report", "--html", fifo, report, timeout=60)
+        done = fairvec("report", "--html", fifo, report, timeout=HANG)
     else:
         done = fairvec("fuzz", "--algorithm", "battle.move", "--count", "1", "--cases", fifo,
-                       *PYTHON, timeout=60)  # fmt: skip
+                       *PYTHON, timeout=HANG)  # fmt: skip
     _one_line_error(done, str(fifo), "FIFO")
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
@@ -151,7 +151,7 @@ def test_sigterm_during_a_run_leaves_both_reports_or_neither(tmp_path: Path) -> 
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(delay)
         process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
+        process.wait(timeout=HANG)
         names = sorted(p.name for p in folder.iterdir())
         assert names in ([], ["r.json", "r.xml"]), (delay, names)
         if names:
@@ -230,7 +230,7 @@ def test_an_invisible_character_in_an_entry_is_refused(tmp_path: Path) -> None:
 def test_a_known_failures_file_that_is_no_file_is_refused(tmp_path: Path, kind: str) -> None:
     listed = tmp_path / "known.txt"
     make_special(listed, kind, size=20 * 1024 * 1024)  # sparse: one 20 MB line
-    done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, timeout=60)
+    done = fairvec("run", *THREE, *PYTHON, "--known-failures", listed, timeout=HANG)
     _one_line_error(done, f"--known-failures {listed}")
 
 
@@ -285,7 +285,7 @@ def _many_names_adapter(tmp_path: Path, count: int) -> Path:
 def test_a_hello_naming_100000_algorithms_is_refused_at_once(tmp_path: Path) -> None:
     adapter = _many_names_adapter(tmp_path, 100_000)
     done = fairvec("run", "--algorithm", "battle.move", "--tier", "none",
-                   "--", sys.executable, adapter, timeout=60)  # fmt: skip
+                   "--", sys.executable, adapter, timeout=HANG)  # fmt: skip
     _one_line_error(done, "bad hello line", "100,000 named")
 
 
@@ -293,7 +293,7 @@ def test_unknown_names_in_a_hello_are_warned_of_ten_at_a_time(tmp_path: Path) ->
     adapter = _many_names_adapter(tmp_path, 1000)
     json_path = tmp_path / "report.json"
     done = fairvec("run", "--algorithm", "battle.move", "--tier", "none", "--json", json_path,
-                   "--", sys.executable, adapter, timeout=60)  # fmt: skip
+                   "--", sys.executable, adapter, timeout=HANG)  # fmt: skip
     assert done.status == 2, done.stderr  # every vector answered unsupported: none was run
     warnings = done.report(json_path)["warnings"]
     assert "the hello names 989 more algorithms the suite does not have" in warnings
@@ -317,7 +317,7 @@ def hidden(tmp_path: Path) -> Iterator[Any]:
             (package / "__init__.py").write_text(f"raise ImportError('{module} is hidden')\n")
         environment = {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
         return subprocess.run([FAIRVEC, *map(str, arguments)], capture_output=True, text=True,
-                              env=environment, timeout=120, cwd=tmp_path)  # fmt: skip
+                              env=environment, timeout=HANG, cwd=tmp_path)  # fmt: skip
 
     yield run
 
@@ -406,7 +406,7 @@ def test_the_algorithms_needing_an_extra_are_listed(hidden: Any, tmp_path: Path)
         (tmp_path / "hidden" / module).mkdir(parents=True)
         (tmp_path / "hidden" / module / "__init__.py").write_text("raise ImportError('hidden')\n")
     done = subprocess.run([sys.executable, "-P", str(script)], capture_output=True, text=True,
-                          env=environment, timeout=300, cwd=tmp_path)  # fmt: skip
+                          env=environment, timeout=HANG, cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == sorted(ALGORITHMS_NEEDING)
 
@@ -449,7 +449,7 @@ def test_a_path_the_system_refuses_is_one_line(tmp_path: Path, arguments: list[s
     ids=["max-details", "fuzz-count"],
 )  # fmt: skip
 def test_numbers_out_of_range_are_refused(arguments: list[str]) -> None:
-    done = fairvec(*arguments, timeout=60)
+    done = fairvec(*arguments, timeout=HANG)
     assert done.status == 2, done.stderr
     assert "must be 0 or more" in done.stderr or "at most 10,000,000" in done.stderr
 

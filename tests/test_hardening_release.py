@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support import HANG
 from test_release import (
     SshKey,
     copy_small_tree,
@@ -66,7 +67,7 @@ def run_fairvec(*arguments: str | Path, block: str = "", cwd: Path | None = None
             [*script, *map(str, arguments)],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG,
             cwd=cwd,
             env=env,
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import fairvec, misbehaving
+from support import HANG, fairvec, misbehaving
 
 from fairvec.runner.html_report import SHOWN_FAILURES
 from fairvec.vectorfiles import default_vectors_root
@@ -129,7 +129,7 @@ def seen_by_chromium(page: Path, profile: Path) -> Page:
     done = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
          "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert done.returncode == 0 and "<body" in done.stdout, done.stderr[-2000:]
     parsed = Page()

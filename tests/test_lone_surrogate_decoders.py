@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from support import REPO
+from support import HANG, REPO
 
 VECTOR = "battle.move/shape-surrogate-server-seed"
 # Each decoder: the table row's first cell starts with it; the program reads one request line
@@ -79,7 +79,7 @@ def test_each_decoder_here_does_what_the_table_says(decoder: str) -> None:
     program = DECODERS[decoder]
     if shutil.which(program[0]) is None:
         pytest.skip(f"{program[0]} is not installed here")
-    done = subprocess.run(program, input=_request_line(), capture_output=True, timeout=60)
+    done = subprocess.run(program, input=_request_line(), capture_output=True, timeout=HANG)
     if decoder.startswith("Perl") and b"Can't locate" in done.stderr:
         pytest.skip("JSON::PP is not installed here")
     found = done.stdout.decode()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import REPO
+from support import HANG, REPO
 
 ARCHIVES = REPO / "upstream" / "nardy" / "archives"
 PASSWORD = "T7rQm2XvK9pLw4Zd"
@@ -83,7 +83,7 @@ def test_the_node_port_reads_a_member_of_exactly_the_bound() -> None:
         "console.log(JSON.stringify([out.sequence.length, out.rolls]));"
     )
     done = subprocess.run(["node", "-e", script], input=json.dumps(at_bound_input()),
-                          capture_output=True, text=True, cwd=REPO, timeout=60)  # fmt: skip
+                          capture_output=True, text=True, cwd=REPO, timeout=HANG)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [1 << 20, ["11"]]
 
@@ -100,6 +100,6 @@ def test_generate_names_each_missing_module_of_the_archive_extra(tmp_path: Path)
     )
     environment = {**os.environ, "PYTHONPATH": str(tmp_path / "hidden")}
     done = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True,
-                          env=environment, timeout=120, cwd=tmp_path)  # fmt: skip
+                          env=environment, timeout=HANG, cwd=tmp_path)  # fmt: skip
     assert done.returncode != 0
     assert "needs pyzipper, from the 'archive' extra" in done.stderr

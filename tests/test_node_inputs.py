@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import HANG
 
 from fairvec.fuzz.fields import WRONG_TYPED
 from fairvec.reference import InvalidInput, compute
@@ -150,7 +151,7 @@ def node_answers(requests: list[dict[str, Any]], adapter: Path = ADAPTER_DIR) ->
         [NODE, str(adapter / "adapter.js")],
         input=lines.encode("ascii"),
         capture_output=True,
-        timeout=120,
+        timeout=HANG,
         check=False,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FAIRVEC_COMMAND, REPO
+from support import FAIRVEC_COMMAND, HANG, REPO
 
 from fairvec.runner.progress import Progress, shown
 
@@ -29,7 +29,7 @@ def run_logged(*arguments: str, interval: str = "0.2") -> subprocess.CompletedPr
     environment.pop("CI", None)
     return subprocess.run(
         [*FAIRVEC_COMMAND, "run", "--bundled", "python", *arguments],
-        capture_output=True, text=True, env=environment, timeout=600,
+        capture_output=True, text=True, env=environment, timeout=HANG,
         cwd=tempfile.gettempdir(),
     )  # fmt: skip
 
@@ -39,6 +39,7 @@ def run_logged(*arguments: str, interval: str = "0.2") -> subprocess.CompletedPr
 STAKE_CRASH = ("--algorithm", "stake.crash", "--tag", "accumulated", "--fresh-cases", "0")
 
 
+@pytest.mark.heavy
 def test_a_log_gets_progress_lines_counting_cases_and_no_progress_silences_them() -> None:
     done = run_logged(*STAKE_CRASH)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -94,7 +95,7 @@ def adapter_lines(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     done = subprocess.run(
         [sys.executable, "-P", "-m", "fairvec.adapters.python"],
         input="".join(json.dumps(request) + "\n" for request in requests),
-        capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(),
+        capture_output=True, text=True, timeout=HANG, cwd=tempfile.gettempdir(),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
@@ -169,6 +170,7 @@ adapter.main()
 """
 
 
+@pytest.mark.heavy
 def test_the_accumulated_streams_run_on_two_adapters_and_pass(tmp_path: Path) -> None:
     """-j 2: two streams, each computed by an adapter process of its own, both pass."""
     log, script = tmp_path / "computed.log", tmp_path / "adapter.py"
@@ -178,7 +180,7 @@ def test_the_accumulated_streams_run_on_two_adapters_and_pass(tmp_path: Path) ->
         [*FAIRVEC_COMMAND, "run", "-j", "2", "--tag", "accumulated", "--fresh-cases", "0",
          "--algorithm", "stake.crash", "--algorithm", "stake.dice",
          "--", sys.executable, str(script), str(log)],
-        capture_output=True, text=True, env=environment, timeout=600, cwd=tempfile.gettempdir(),
+        capture_output=True, text=True, env=environment, timeout=HANG, cwd=tempfile.gettempdir(),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     computed = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from support import REPO
+from support import HANG, REPO
 from support import SMALL_RELEASE as SMALL
 
 from fairvec.cli import main
@@ -309,7 +309,7 @@ def keygen_ssh(folder: Path) -> SshKey:
     subprocess.run(
         [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "tool@test", "-f", str(private)],
         check=True,
-        timeout=30,
+        timeout=HANG,
     )
     public = folder / "id_ed25519.pub"
     kind, blob, _comment = public.read_text("utf-8").split()
@@ -325,7 +325,7 @@ def keygen_minisign(folder: Path) -> tuple[Path, Path]:
         [MINISIGN, "-G", "-W", "-p", str(public), "-s", str(secret)],
         check=True,
         capture_output=True,
-        timeout=30,
+        timeout=HANG,
     )
     return public, secret
 
@@ -370,7 +370,7 @@ def test_ssh_keygen_accepts_fairvecs_signature_and_fairvec_accepts_ssh_keygens(
         "-s",
         str(signature),
     ]
-    done = subprocess.run(verify, input=manifest.read_bytes(), capture_output=True, timeout=30)
+    done = subprocess.run(verify, input=manifest.read_bytes(), capture_output=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     wrong_namespace = [*verify[:7], "file", *verify[8:]]
     done = subprocess.run(wrong_namespace, input=manifest.read_bytes(), capture_output=True)
@@ -381,7 +381,7 @@ def test_ssh_keygen_accepts_fairvecs_signature_and_fairvec_accepts_ssh_keygens(
         [SSH_KEYGEN, "-Y", "sign", "-f", str(key.private), "-n", "fairvec-release", str(manifest)],
         check=True,
         capture_output=True,
-        timeout=30,
+        timeout=HANG,
     )
     for trusted in (key.allowed_signers, key.public):
         out = ok("release", "verify", archive, "--trusted-key", trusted, capsys=capsys)
@@ -406,7 +406,7 @@ def test_an_edited_manifest_copy_is_refused_as_ssh_keygen_refuses_it(
     if SSH_KEYGEN is not None:  # and ssh-keygen indeed refuses that copy
         verify = [SSH_KEYGEN, "-Y", "verify", "-f", str(trusted), "-I", "maintainer@test", "-n",
                   "fairvec-release", "-s", f"{copy}.sig"]  # fmt: skip
-        done = subprocess.run(verify, input=copy.read_bytes(), capture_output=True, timeout=30)
+        done = subprocess.run(verify, input=copy.read_bytes(), capture_output=True, timeout=HANG)
         assert done.returncode != 0
     copy.unlink()  # only the archive and its signature: what fairvec checks is the archive's
     ok("release", "verify", archive, "--trusted-key", trusted, capsys=capsys)
@@ -422,7 +422,7 @@ def test_a_signature_for_another_namespace_is_refused(tmp_path: Path, release: R
         [SSH_KEYGEN, "-Y", "sign", "-f", str(release.key.private), "-n", "file", str(copy)],
         check=True,
         capture_output=True,
-        timeout=30,
+        timeout=HANG,
     )
     message = fail(
         "release",
@@ -448,7 +448,7 @@ def test_minisign_accepts_fairvecs_signature_and_fairvec_accepts_minisigns(
         [MINISIGN, "-Vm", str(manifest), "-p", str(public)],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=HANG,
     )
     assert done.returncode == 0, done.stderr
     digest = parse_manifest(manifest.read_bytes(), "test").suite_digest
@@ -461,7 +461,7 @@ def test_minisign_accepts_fairvecs_signature_and_fairvec_accepts_minisigns(
         [MINISIGN, "-S", "-s", str(secret), "-m", str(manifest), "-t", "by hand"],
         check=True,
         capture_output=True,
-        timeout=30,
+        timeout=HANG,
     )
     out = ok("release", "verify", archive, "--trusted-key", public, capsys=capsys)
     assert "(by hand)" in out
@@ -481,7 +481,7 @@ def test_passphrase_protected_keys_are_refused_with_the_way_out(
     subprocess.run(
         [SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "secret", "-f", str(locked)],
         check=True,
-        timeout=30,
+        timeout=HANG,
     )
     # a password-protected minisign key differs in its KDF field ("Sc"); making a real one
     # costs seconds of scrypt, so mark an unencrypted one as protected
@@ -924,7 +924,7 @@ def test_allowed_signers_options_are_honoured_as_ssh_keygen_does(
             ],
             input=manifest.read_bytes(),
             capture_output=True,
-            timeout=30,
+            timeout=HANG,
         )
         assert (done.returncode == 0) == accepted, done.stderr
 
@@ -950,7 +950,7 @@ def test_signing_without_cryptography_writes_nothing(tmp_path: Path) -> None:
     done = subprocess.run(
         [*FAIRVEC_COMMAND, "release", "build", "--version", "1.0.0", "--out", str(out),
          "--ssh-key", str(key)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, timeout=HANG, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(tmp_path / "blocked")},
     )
     assert done.returncode == 2, done.stdout + done.stderr

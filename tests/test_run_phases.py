@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import THREE
+from support import HANG, THREE
 
 from fairvec.runner.answer_memo import MEMO_FOLDER
 
@@ -28,7 +28,7 @@ def test_every_phase_of_a_run_is_timed(memo: str, tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--repeats", "1", "--", *THREE, "--tier", "none",
          "--bundled", "python"],
-        capture_output=True, text=True, timeout=300, env=environment,
+        capture_output=True, text=True, timeout=HANG, env=environment,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     times = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import FIRE, GRASS, REPO, THREE, WATER, fairvec, misbehaving
+from support import FIRE, GRASS, HANG, REPO, ROOMY, THREE, WATER, fairvec, misbehaving
 
 
 def statuses(report: dict[str, Any]) -> dict[str, str]:
@@ -252,6 +252,7 @@ def test_a_folder_that_is_not_a_vectors_folder_is_called_so(tmp_path: Path) -> N
     assert "regenerate" not in done.stderr and "--suite ARCHIVE" in done.stderr
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("bundled", ["python", "node"])
 def test_bundled_adapters_pass_every_vector(bundled: str, report_path: Path) -> None:
     if bundled == "node" and shutil.which("node") is None:
@@ -259,7 +260,7 @@ def test_bundled_adapters_pass_every_vector(bundled: str, report_path: Path) -> 
     # The accumulated streams are the one part left out: tests/test_accumulated.py runs them
     # through both adapters, and here they would double the suite's time.
     done = fairvec(
-        "run", "--bundled", bundled, "--tier", "none", "--json", report_path, timeout=600
+        "run", "--bundled", bundled, "--tier", "none", *ROOMY, "--json", report_path, timeout=HANG
     )
     report = done.report(report_path)
     failing = [r["id"] for r in report["results"] if r["status"] in ("fail", "error")]

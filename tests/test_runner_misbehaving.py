@@ -18,6 +18,8 @@ from support import (
     FAIRVEC,
     FIRE,
     GRASS,
+    HANG,
+    PATIENCE,
     THREE,
     WATER,
     check_reports,
@@ -139,7 +141,6 @@ FAIRVEC_VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 
 def test_an_adapter_that_keeps_crashing_stops_the_run(tmp_path: Path) -> None:
     json_path, junit_path = tmp_path / "report.json", tmp_path / "junit.xml"
-    started = time.monotonic()
     done = fairvec(
         "run", "--algorithm", "battle.move", "--max-crashes", "3", "--json", json_path,
         "--junit", junit_path, *misbehaving("hello-then-exit"),
@@ -150,7 +151,8 @@ def test_an_adapter_that_keeps_crashing_stops_the_run(tmp_path: Path) -> None:
     assert report["summary"]["not_run"] == report["summary"]["total"] - 3 > 0
     assert "crashed or failed to start 3 times in a row" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-    assert time.monotonic() - started < 30
+    # each exit is seen at once, not at --timeout (the message tells the two apart)
+    assert not [r for r in report["results"] if "no response within" in r.get("message", "")]
 
 
 def test_restarts_leak_no_descriptor(tmp_path: Path) -> None:
@@ -185,7 +187,7 @@ def alive(pid: int) -> bool:
 
 
 def recorded(pids: Path, count: int) -> list[int]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         found = [int(line) for line in pids.read_text().split()] if pids.exists() else []
         if len(found) >= count:
@@ -228,10 +230,10 @@ def test_a_signal_to_fairvec_leaves_nothing_running(
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     found = recorded(pids, 3)
     runner.send_signal(sent)
-    _out, err = runner.communicate(timeout=30)
+    _out, err = runner.communicate(timeout=HANG)
     assert runner.returncode == status
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    deadline = time.monotonic() + 5  # orphans re-parented to init are reaped by it
+    deadline = time.monotonic() + PATIENCE  # orphans re-parented to init are reaped by it
     while [pid for pid in found if alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in found if alive(pid)]
@@ -259,7 +261,7 @@ def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
         [sys.executable, "-c", measure, FAIRVEC, "run", *selection, "--", "sh", str(adapter)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         cwd=tmp_path,
     )
     status, peak_kib = map(int, done.stdout.split())

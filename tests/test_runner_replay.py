@@ -16,7 +16,9 @@ from typing import Any, NamedTuple
 
 import pytest
 from support import (
+    HANG,
     MISBEHAVING,
+    PATIENCE,
     TWO_DECLARED,
     Completed,
     copied_families,
@@ -39,6 +41,11 @@ LAST = "nardy.cuts/boundary-cut2-maximum-past"  # the last line of the run
 
 
 _run = two_algorithm_run
+
+
+def _restarts(report: Path) -> int:
+    restarts: int = json.loads(report.read_text())["restarts"]
+    return restarts
 
 
 def _comparable(done: Completed, report: Path) -> dict[str, Any]:
@@ -115,15 +122,13 @@ def test_a_replayed_run_ends_as_one_that_remembers_nothing(
     mode: str, vector: str, extra: tuple[str, ...],
 ) -> None:  # fmt: skip
     shutil.copytree(learnt.cache, own_cache)
-    started = time.monotonic()
     replayed = _run(learnt.vectors, tmp_path / "replayed.json", f"{mode}:{vector}", extra=extra)
-    replaying = time.monotonic() - started
     monkeypatch.setenv("FAIRVEC_NO_CACHE", "1")
-    started = time.monotonic()
     judged = _run(learnt.vectors, tmp_path / "judged.json", f"{mode}:{vector}", extra=extra)
-    judging = time.monotonic() - started
-    if mode == "hang":  # charged a timeout after the last answer, as ever: not two
-        assert replaying < judging + 1.0, (replaying, judging)
+    if mode == "hang":  # charged a timeout after the last answer, as ever: not two (each
+        # timeout kills and restarts the adapter: counted, where a clock is not on a loaded machine)
+        restarts = [_restarts(tmp_path / name) for name in ("replayed.json", "judged.json")]
+        assert restarts[0] == restarts[1], restarts
     said = _comparable(replayed, tmp_path / "replayed.json")
     assert said != learnt.said  # (the mode did misbehave)
     assert said == _comparable(judged, tmp_path / "judged.json")
@@ -139,10 +144,10 @@ def test_a_line_with_the_hello_is_read_as_ever(
     vectors, report = learnt.vectors, tmp_path / "replayed.json"
     # (-j 1: at -j 2, whether the second adapter's line is read depends on whether it gets
     # a vector, which depends on when it greets, memo or not)
-    replayed = _run(vectors, report, startup, extra=("-j", "1"), timeout=60)
+    replayed = _run(vectors, report, startup, extra=("-j", "1"), timeout=HANG)
     said = _comparable(replayed, report)
     assert said["status"] == 0 and said["summary"]["pass"] == 148 + 129
-    at_two = _run(vectors, tmp_path / "j2.json", startup, extra=("-j", "2"), timeout=60)
+    at_two = _run(vectors, tmp_path / "j2.json", startup, extra=("-j", "2"), timeout=HANG)
     assert at_two.status == 0, at_two.stdout + at_two.stderr  # (nor at -j 2)
     os.environ["FAIRVEC_NO_CACHE"] = "1"
     try:
@@ -226,7 +231,7 @@ for piece in sys.argv[1:]:
     else:
         os.write(1, piece.encode().replace(b"|", b"\\n"))
 if os.environ.get("WRITER_HOLD"):
-    time.sleep(5)
+    time.sleep(float(os.environ["WRITER_HOLD"]))
 """
 EXPECTED = b"one\ntwo\nthree\n"
 
@@ -235,7 +240,7 @@ def _read(*pieces: str, patience: float = 5.0, hold: bool = False) -> tuple[Matc
     """What read_expected made of a writer of ``pieces`` (``hold``: it stays up after),
     and what poll says next (the usual path's turn, where the comparison stopped)."""
     if hold:
-        os.environ["WRITER_HOLD"] = "1"
+        os.environ["WRITER_HOLD"] = str(HANG)  # (killed when read)
     try:
         process = AdapterProcess([sys.executable, "-c", WRITER, *pieces])
     finally:
@@ -251,7 +256,7 @@ def _poll_to_the_end(process: AdapterProcess) -> list[Event]:
     """Every event until stdout ends (one poll returns what one wait found: under load the
     last line and the end of stdout may come a wait apart)."""
     events: list[Event] = []
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + PATIENCE
     while process.stdout_open and time.monotonic() < deadline:
         events += process.poll(0.5)
     return events
@@ -298,7 +303,9 @@ def test_stderr_stops_the_comparison_unread() -> None:
 def test_a_stall_ends_the_comparison_after_the_patience() -> None:
     started = time.monotonic()
     matched, _after = _read("one|tw", hold=True, patience=0.3)
-    assert 0.3 <= time.monotonic() - started < 3
+    # waited the patience out, not the writer (it holds for HANG seconds): a budget
+    # between the two that a loaded machine meets, not a speed bound
+    assert 0.3 <= time.monotonic() - started < PATIENCE
     assert matched.lines == 1
     assert [e.line for e in matched.events] == []  # "tw" waits in the splitter: no line yet
 

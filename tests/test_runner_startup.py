@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, THREE
+from support import HANG, MISBEHAVING, THREE
 
 from fairvec import __version__
 from fairvec.cli import NO_COMMAND, _command_named, _parser
@@ -122,7 +122,7 @@ def drive(
         [sys.executable, str(driver), str(record), fault, "run", *arguments],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
         cwd=tempfile.gettempdir(),
         env={**os.environ, "FAIRVEC_CACHE_DIR": str(tmp_path / "cache"), **(env or {})},
     )
@@ -326,7 +326,7 @@ def run_digests(
     done = subprocess.run(
         [sys.executable, "-m", "fairvec", "run", "--vectors", str(vectors), *selection,
          "--tier", "none", "--json", str(report), "--bundled", "python"],
-        capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(),
+        capture_output=True, text=True, timeout=HANG, cwd=tempfile.gettempdir(),
         env={**os.environ, **env},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -455,7 +455,7 @@ def test_the_installed_suite_digest_is_the_same_from_the_cache(tmp_path: Path) -
         done = subprocess.run(
             [sys.executable, "-m", "fairvec", "run", *THREE, "--tier", "none", "--json",
              str(report), "--bundled", "python"],
-            capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir(), env=env,
+            capture_output=True, text=True, timeout=HANG, cwd=tempfile.gettempdir(), env=env,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
         suites.append(json.loads(report.read_text("utf-8"))["attestation"]["suite"])

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, copied_families, private_cache
+from support import MISBEHAVING, PATIENCE, copied_families, private_cache
 
 import fairvec.runner.run as run_module
 from fairvec.cli import main
@@ -47,11 +47,11 @@ def vectors(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class _GreetedFirst(run_module._EarlyHello):
-    """The run's look at the hello, made to wait for it (up to 30 s) at its first look:
+    """The run's look at the hello, made to wait for it (up to PATIENCE) at its first look:
     a fast port's hello is in before the first file loads; a Python adapter's may not be."""
 
     def undeclared(self, algorithm: str) -> bool:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PATIENCE
         while self._process is not None and time.monotonic() < deadline:
             self._look()
             time.sleep(0.005)
@@ -203,7 +203,7 @@ def test_the_tally_counts_unread_skips_and_no_empty_file() -> None:
 def test_a_look_at_what_the_adapter_said_takes_nothing_from_the_next_read() -> None:
     process = AdapterProcess(["sh", "-c", "echo hello; echo said >&2; echo more; sleep 5"])
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE
         while time.monotonic() < deadline:
             if [e for e in process.peek() if e.kind == "stdout"]:
                 break

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import FAIRVEC_COMMAND, FIRE, REPO, THREE, fairvec, misbehaving
+from support import FAIRVEC_COMMAND, FIRE, HANG, REPO, THREE, fairvec, misbehaving
 
 from fairvec import cli
 from fairvec.errors import FairvecError
@@ -146,7 +146,7 @@ def test_a_reader_that_leaves_is_not_an_internal_error() -> None:
     assert child.stdout is not None and child.stderr is not None
     child.stdout.read(10)
     child.stdout.close()
-    assert child.wait(timeout=60) == 128 + signal.SIGPIPE
+    assert child.wait(timeout=HANG) == 128 + signal.SIGPIPE
     assert child.stderr.read() == b""
 
 
@@ -172,7 +172,7 @@ def test_the_command_flushes_everything_and_runs_the_exit_handlers(status: int) 
         [sys.executable, "-c", ENTRY.replace("sys.argv[1]", str(status))],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == status
     assert done.stdout == "y" * 100_000 + "end"
@@ -202,7 +202,7 @@ def test_output_to_a_full_disk_is_one_line(command: list[str], buffered: bool) -
             stderr=subprocess.PIPE,
             text=True,
             env=environment,
-            timeout=120,
+            timeout=HANG,
         )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2, done.stderr

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import REPO, fairvec
+from support import HANG, PATIENCE, REPO, fairvec
 
 from fairvec.reference import compute
 
@@ -34,7 +34,7 @@ DIEHARDER_TESTS = {  # -d number: name; short tests that 10^7 numbers nearly cov
 
 def stream(*arguments: str) -> bytes:
     done = subprocess.run(
-        [*fairvec_command(), "stream", *arguments], capture_output=True, timeout=120, check=False
+        [*fairvec_command(), "stream", *arguments], capture_output=True, timeout=HANG, check=False
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -254,7 +254,7 @@ def test_dieharder_reads_the_stream_as_the_casino_document_ran_it(tmp_path: Path
     for number, name in DIEHARDER_TESTS.items():
         done = subprocess.run(
             ["dieharder", "-g", "202", "-f", str(numbers), "-d", str(number)],
-            capture_output=True, text=True, timeout=300, check=False,
+            capture_output=True, text=True, timeout=HANG, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         rows = re.findall(rf"^\s*{name}\|.*\|\s*([0-9.]+)\|\s*(\w+)\s*$", done.stdout, re.M)
@@ -278,12 +278,12 @@ def test_a_stream_stopped_by_a_signal_leaves_nothing(tmp_path: Path, stop: int) 
          str(out)],
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE
     while not list(tmp_path.glob(".big.bin.*")) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert list(tmp_path.glob(".big.bin.*")), "the stream never started writing"
     child.send_signal(stop)
-    _, stderr = child.communicate(timeout=60)
+    _, stderr = child.communicate(timeout=HANG)
     assert child.returncode == 128 + stop
     assert stderr.strip() == f"fairvec: stopped by {signal.Signals(stop).name}"
     assert list(tmp_path.iterdir()) == []

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from support import check_reports, fairvec
 
+pytestmark = pytest.mark.heavy  # the runs compute fresh vectors with the reference
+
 PORT = Path(__file__).resolve().parent / "adapters" / "two_salts_bustabit.py"
 CURRENT = "00000000000000000001e08b7fd44f95e3e950ac65650a8031a6d5e1750e34be"
 FIRST = "0000000000000000004d6ec16dafe9d8370958664c1dc422f452892264c59526"

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import FAIRVEC_COMMAND
+from support import FAIRVEC_COMMAND, HANG, ROOMY
 
 np = pytest.importorskip("numpy")
 
@@ -199,8 +199,8 @@ def test_without_numpy_the_bundled_adapter_skips_the_analysis_with_the_reason(
     report = tmp_path / "report.json"
     done = subprocess.run(
         [*FAIRVEC_COMMAND, "run", "--bundled", "python", "--algorithm", "videopoker.analysis",
-         "--json", str(report)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+         *ROOMY, "--json", str(report)],
+        capture_output=True, text=True, timeout=HANG, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -226,7 +226,7 @@ def test_the_node_port_agrees_where_suit_classes_split(paytable: str) -> None:
                "input": {"paytable": paytable}}
     done = subprocess.run(
         [node, str(ROOT / "adapters" / "node" / "adapter.js")],
-        input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=300,
+        input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=HANG,
     )
     answer = json.loads(done.stdout.splitlines()[1])
     expected = compute("videopoker.analysis", {"paytable": paytable}, None)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import HANG
 
 from fairvec.reference import InvalidInput, compute
 from fairvec.reference import videopoker as vp
@@ -38,7 +39,7 @@ def run_script(*arguments: str) -> str:
     assert PHP is not None
     done = subprocess.run(
         [PHP, str(SCRIPTS / "run_author_script.php"), *arguments],
-        capture_output=True, text=True, timeout=30, check=True,
+        capture_output=True, text=True, timeout=HANG, check=True,
     )
     return done.stdout
 
@@ -66,7 +67,7 @@ def test_as_printed_the_script_only_prints_itself() -> None:
     assert PHP is not None
     printed = (SCRIPTS / "author_script.php").read_text(encoding="utf-8")
     done = subprocess.run([PHP, str(SCRIPTS / "author_script.php")], capture_output=True,
-                          text=True, timeout=30, check=True)
+                          text=True, timeout=HANG, check=True)
     assert done.stdout == printed.split("?>\n", 1)[1]
     assert not any(line.startswith("Combined seed") for line in done.stdout.splitlines())
 
