@@ -243,7 +243,7 @@ def two_algorithm_run(
     """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
     return fairvec(
         "run", "--vectors", vectors, "--tier", "none", "--json", report, *extra,
-        "--", "python3", str(MISBEHAVING), "--algorithms", TWO_DECLARED, *modes,
+        "--", sys.executable, str(MISBEHAVING), "--algorithms", TWO_DECLARED, *modes,
         timeout=timeout,
     )  # fmt: skip
 
@@ -266,7 +266,7 @@ def session_run(
     memo = AnswerMemo(cache_folder(), selection.files)
     memo.judging = judging or memo.judging
     filler = Filler(selection)
-    command = ["python3", str(MISBEHAVING), "--algorithms", TWO_DECLARED]
+    command = [sys.executable, str(MISBEHAVING), "--algorithms", TWO_DECLARED]
     keywords: dict[str, Any] = {
         "timeout": 30, "window": 64, "memo": memo,
         "before_send": filler.before_send, "before_judge": filler.before_send,

@@ -287,7 +287,7 @@ def test_a_remembered_run_imports_neither_orjson_nor_dataclasses(
     assert _run(vectors, tmp_path / "first.json").status == 0
     arguments = [
         "run", "--vectors", str(vectors), "--tier", "none", "--json", str(tmp_path / "r.json"),
-        "--", "python3", str(MISBEHAVING), "--algorithms", DECLARED,
+        "--", sys.executable, str(MISBEHAVING), "--algorithms", DECLARED,
     ]  # fmt: skip
     done = subprocess.run(  # (elsewhere than the repository: fairvec is the installed one)
         [sys.executable, "-c", IMPORTED_AFTER_A_RUN, *arguments],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -225,7 +226,7 @@ def _run(vectors: Path, report: Path, *selection: str) -> Completed:
     declared = json.dumps({"battle.move": []})
     return fairvec(
         "run", "--vectors", vectors, "--tier", "none", *selection, "--json", report,
-        "--", "python3", str(MISBEHAVING), "--algorithms", declared,
+        "--", sys.executable, str(MISBEHAVING), "--algorithms", declared,
     )  # fmt: skip
 
 

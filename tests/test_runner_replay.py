@@ -168,7 +168,7 @@ def test_a_smaller_line_cap_than_the_answers_remembered_is_applied(
     def run(report: str, *extra: str) -> Completed:
         return fairvec(
             "run", "--vectors", vectors, "--tier", "none", "--algorithm", "stake.cards",
-            "--json", tmp_path / report, *extra, "--", "python3", str(MISBEHAVING),
+            "--json", tmp_path / report, *extra, "--", sys.executable, str(MISBEHAVING),
             "--algorithms", json.dumps({"stake.cards": []}),
         )  # fmt: skip
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,7 @@ def test_a_warm_run_reports_exactly_what_a_cold_one_does(
 ) -> None:
     """An adapter of one algorithm over two families: the others skipped from skeletons."""
     declared = json.dumps({"battle.move": [], "nardy.cuts": []})
-    adapter = ["--", "python3", str(MISBEHAVING), "--algorithms", declared]
+    adapter = ["--", sys.executable, str(MISBEHAVING), "--algorithms", declared]
     reports = []
     for run in ("cold", "warm"):
         report = tmp_path / f"{run}.json"
@@ -233,7 +234,7 @@ def test_a_file_laid_out_otherwise_is_never_skeletal(
         (loaded,) = load_vector_files(vectors, lambda name: name == algorithm, skeletal=True)
         assert not loaded.unread
     declared = json.dumps({algorithm: loaded.variants})
-    adapter = ["--", "python3", str(MISBEHAVING), "--algorithms", declared]
+    adapter = ["--", sys.executable, str(MISBEHAVING), "--algorithms", declared]
     reports = []
     for run in ("cold", "warm"):
         report = tmp_path / f"{run}.json"
@@ -335,7 +336,7 @@ def test_a_stopped_run_reports_the_vectors_it_never_sent_whole(
     declared = json.dumps({"battle.move": [], "nardy.cuts": []})
     marker = tmp_path / "started"
     adapter = [
-        "--", "python3", str(MISBEHAVING), "--algorithms", declared,
+        "--", sys.executable, str(MISBEHAVING), "--algorithms", declared,
         "crash-after-restart", str(marker), "crash:battle.move/fire",
     ]  # fmt: skip
     reports = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,7 @@ from fairvec.runner.selection import Selection
 # battle's files come before nardy's in the suite: declaring one nardy algorithm leaves
 # unread files both before and after the one that is run
 DECLARED = json.dumps({"nardy.cuts": []})
-ADAPTER = ["--", "python3", str(MISBEHAVING), "--algorithms", DECLARED]
+ADAPTER = ["--", sys.executable, str(MISBEHAVING), "--algorithms", DECLARED]
 
 
 @pytest.fixture(autouse=True)
