@@ -34,8 +34,10 @@ STRYKER_MUTANT = "__STRYKER_ACTIVE_MUTANT__"
 # "not in this shard" (exit 0) for the others, and the driver leaves them out.
 NOT_IN_SHARD = "not-in-shard"
 # Per-vector time limit: a mutant that loops is killed by the runner's timeout (an
-# error on its vector), in seconds instead of the default 10.
-VECTOR_TIMEOUT = "5"
+# error on its vector), in seconds instead of the default 10. The drivers raise it to
+# what the unmutated port's baseline run needs (mutation/limits.py, --vector-timeout):
+# a chain walk of ten million steps takes more than 50 s (10 x 5 s) on a loaded machine.
+VECTOR_TIMEOUT = 5.0
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -47,6 +49,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not 1 <= index <= count:
         raise argparse.ArgumentTypeError(f"{text!r}: K must be 1 to N")
     return index, count
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds above 0, e.g. 5 or 12.5")
+    return seconds
 
 
 def in_shard(mutant_id: str, shard: tuple[int, int] | None) -> bool:
@@ -113,15 +125,20 @@ def stage_commands(
     # --max-crashes/--max-timeouts 1: the unmutated port never crashes nor hangs, so the
     # first crash or hang already kills the mutant (else a port that crashes on every
     # vector is restarted hundreds of times: minutes for one verdict).
-    quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", VECTOR_TIMEOUT]
+    limit = f"{arguments.vector_timeout:g}"
+    quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", limit]
     quiet += ["--max-crashes", "1", "--max-timeouts", "1"]
-    stages = [("fixed", fairvec(["run", "--tier", "none", *quiet, *selection, *adapter]))]
+    # the baseline (the unmutated port) reports each vector's time: the drivers scale the
+    # limit to it (mutation/limits.py)
+    report = ["--json", arguments.baseline_report] if arguments.baseline_report else []
+    fixed = ["run", "--tier", "none", *quiet, *report, *selection, *adapter]
+    stages = [("fixed", fairvec(fixed))]
     if arguments.accumulated and (reached is None or reached[1]):
         accumulated = ["run", "--tag", "accumulated", *quiet, *selection, *adapter]
         stages.append(("accumulated", fairvec(accumulated)))
     if arguments.fuzz_count > 0:
         fuzz = ["fuzz", "--seed", str(arguments.fuzz_seed), "--count", str(arguments.fuzz_count)]
-        fuzz += ["--timeout", VECTOR_TIMEOUT, *selection, *adapter]
+        fuzz += ["--timeout", limit, *selection, *adapter]
         stages.append(("fuzz", fairvec(fuzz)))
     return stages
 
@@ -152,6 +169,18 @@ def parser() -> argparse.ArgumentParser:
     words.add_argument("--fuzz-seed", type=int, default=20261128)
     words.add_argument("--fuzz-count", type=int, default=50, metavar="N")
     words.add_argument("--shard", type=parse_shard, metavar="K/N")
+    words.add_argument(
+        "--vector-timeout",
+        type=positive_seconds,
+        default=VECTOR_TIMEOUT,
+        metavar="SECONDS",
+        help=f"each vector's limit (default {VECTOR_TIMEOUT:g}; slow vectors get ten times it)",
+    )
+    words.add_argument(
+        "--baseline-report",
+        metavar="FILE",
+        help="write the fixed stage's JSON report here (the drivers' baseline run)",
+    )
     words.add_argument(
         "--scope",
         metavar="FILE",

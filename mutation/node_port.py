@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mutation import families, report, scope
+from mutation import families, limits, report, scope
 from mutation.scope import Settings
 
 PORT = "node"
@@ -22,6 +22,8 @@ HERE = Path(__file__).resolve().parent
 STRYKER = HERE / "node" / "node_modules" / ".bin" / "stryker"
 CONFIG = HERE / "node" / "stryker.config.mjs"
 JUDGE = HERE / "judge.py"
+# The baseline run's own per-vector limit: generous, it only proves the port passes
+BASELINE_TIMEOUT = 600
 # Stryker's status -> the report's stage (Killed: the judge's own stage, read back).
 STATUS_STAGE = {
     "Survived": report.SURVIVED,
@@ -46,8 +48,10 @@ def default_files(repo: Path) -> list[str]:
     )
 
 
-def judge_command(settings: Settings, family: str) -> str:
+def judge_command(settings: Settings, family: str, vector_timeout: float | None = None) -> str:
     words = [sys.executable, str(JUDGE), "--stryker"]
+    if vector_timeout is not None:
+        words += ["--vector-timeout", f"{vector_timeout:g}"]
     for glob in families.algorithm_globs(family):
         words += ["--algorithm", glob]
     if not families.has_accumulated(settings.vectors, family):
@@ -92,14 +96,33 @@ def stryker_words(settings: Settings, file: str) -> list[str]:
     return [str(STRYKER), "run", str(CONFIG), "--mutate", patterns]
 
 
+def baseline_limit(settings: Settings, family: str, folder: Path) -> float:
+    """The unmutated port's fixed stage, timed: the per-vector limit of its mutants'
+    judges (mutation/limits.py). Stryker's own dry run proves the sandbox passes."""
+    baseline = folder / "baseline.json"
+    words = shlex.split(judge_command(settings, family))
+    # only the fixed stage, with a generous limit of its own, reporting each vector's time
+    extra = ["--fuzz-count", "0", "--no-accumulated", "--vector-timeout", str(BASELINE_TIMEOUT)]
+    words[words.index("--") : words.index("--")] = [*extra, "--baseline-report", str(baseline)]
+    words.remove("--stryker")
+    finished = subprocess.run(words, cwd=settings.repo / PORT_FOLDER, capture_output=True)
+    if finished.returncode != 0:
+        raise NodeCampaignError(f"the unmutated {PORT_FOLDER} fails the fixed vectors of {family}")
+    try:
+        return limits.vector_timeout(baseline, settings.vectors)
+    except limits.LimitError as error:
+        raise NodeCampaignError(str(error)) from None
+
+
 def run_stryker(settings: Settings, file: str, family: str, folder: Path) -> None:
     if not STRYKER.exists():
         raise NodeCampaignError(
             f"{STRYKER} is missing: run `npm ci` in {STRYKER.parents[2]} (docs/mutation.md)"
         )
+    limit = baseline_limit(settings, family, folder)
     environment = dict(
         os.environ,
-        FAIRVEC_MUTATION_COMMAND=judge_command(settings, family),
+        FAIRVEC_MUTATION_COMMAND=judge_command(settings, family, limit),
         FAIRVEC_MUTATION_STRYKER_TMP=str(folder / "stryker"),
         FAIRVEC_MUTATION_STRYKER_REPORT=str(folder / "stryker-report.json"),
         FAIRVEC_MUTATION_VERDICTS=str(folder / "verdicts.jsonl"),

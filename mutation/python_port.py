@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mutation import families, reach, report, scope
+from mutation import families, limits, reach, report, scope
 from mutation.judge import VERDICT_PREFIX
 from mutation.scope import Settings
 
@@ -32,6 +32,8 @@ CONFIG = HERE / "python" / "cosmic-ray.toml"
 JUDGE = HERE / "judge.py"
 SESSION = "session.sqlite"
 SCOPE = "scope.json"  # the judge's --scope: which algorithms each line can reach
+# The baseline run's own per-vector limit: generous, it only proves the port passes
+BASELINE_TIMEOUT = 600
 # The output of a mutant the configuration decides out ([fairvec-mutation] in the config).
 IGNORED_ANNOTATION = "ignored: inside a type annotation, never evaluated"
 OUTSIDE_SCOPE = "outside this run's scope"
@@ -81,9 +83,15 @@ def adapter_words(sandbox: Path) -> list[str]:
 
 
 def judge_words(
-    settings: Settings, family: str, sandbox: Path, scope_file: Path | None = None
+    settings: Settings,
+    family: str,
+    sandbox: Path,
+    scope_file: Path | None = None,
+    vector_timeout: float | None = None,
 ) -> list[str]:
     words = [sys.executable, str(JUDGE)]
+    if vector_timeout is not None:
+        words += ["--vector-timeout", f"{vector_timeout:g}"]
     for glob in families.algorithm_globs(family):
         words += ["--algorithm", glob]
     if not families.has_accumulated(settings.vectors, family):
@@ -140,12 +148,21 @@ def write_scope(settings: Settings, file: str, family: str, folder: Path) -> Pat
     return scope_file
 
 
-def check_baseline(settings: Settings, family: str, folder: Path, sandbox: Path) -> None:
-    """The unmutated sandbox passes the fixed stage: else every mutant would be 'killed'."""
+def check_baseline(settings: Settings, family: str, folder: Path, sandbox: Path) -> float:
+    """The unmutated sandbox passes the fixed stage (else every mutant would be 'killed'):
+    the per-vector limit its mutants' judges get, scaled to the time it took."""
+    baseline = folder / "baseline.json"
     words = judge_words(settings, family, sandbox)
-    words[words.index("--") : words.index("--")] = ["--fuzz-count", "0", "--no-accumulated"]
+    extra = ["--fuzz-count", "0", "--no-accumulated", "--baseline-report", str(baseline)]
+    # the limit of the baseline itself: a whole chain walk may take minutes on a busy machine
+    extra += ["--vector-timeout", str(BASELINE_TIMEOUT)]
+    words[words.index("--") : words.index("--")] = extra
     if subprocess.run(words, cwd=folder, capture_output=True).returncode != 0:
         raise PythonCampaignError(f"the unmutated sandbox in {folder} fails its fixed vectors")
+    try:
+        return limits.vector_timeout(baseline, settings.vectors)
+    except limits.LimitError as error:
+        raise PythonCampaignError(str(error)) from None
 
 
 def ignores_annotations() -> bool:
@@ -300,9 +317,9 @@ def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
         build_sandbox(sandbox, settings.repo)
         module = Path("sandbox") / "fairvec" / "reference" / Path(file).name
         scope_file = write_scope(settings, file, family, folder)
-        command = shlex.join(judge_words(settings, family, sandbox, scope_file))
+        limit = check_baseline(settings, family, folder, sandbox)
+        command = shlex.join(judge_words(settings, family, sandbox, scope_file, limit))
         (folder / "cosmic-ray.toml").write_text(session_config(module, command), encoding="utf-8")
-        check_baseline(settings, family, folder, sandbox)
         cosmic_ray(folder, "cosmic-ray", "init", "cosmic-ray.toml", SESSION)
         cosmic_ray(folder, "cr-filter-operators", SESSION, "cosmic-ray.toml")
         skip_outside_scope(settings, folder, file)

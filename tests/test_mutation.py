@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 
-from mutation import judge, report, scope, survivors  # noqa: E402
+from mutation import judge, limits, report, scope, survivors  # noqa: E402
 
 COMMITTED_REPORT = ROOT / "mutation" / "report.json"
 COMMITTED_SURVIVORS = ROOT / "mutation" / "survivors.yaml"
@@ -397,3 +397,55 @@ def test_stryker_is_given_every_range_in_one_mutate_list(tmp_path: Path) -> None
     # Stryker's CLI keeps only the last --mutate given: one list holds every range
     assert words.count("--mutate") == 1
     assert words[words.index("--mutate") + 1] == "families/nardy.js:13-13,families/nardy.js:87-87"
+
+
+# -- the per-vector limit, scaled to the unmutated port's baseline --------------------------
+
+
+def _baseline(tmp_path: Path, seconds: dict[str, float]) -> tuple[Path, Path]:
+    """A vector tree with one slow-tagged vector (f/a.json: a/slow) and a run report."""
+    vectors = tmp_path / "vectors"
+    (vectors / "f").mkdir(parents=True, exist_ok=True)
+    tagged = [{"id": "f.a/slow", "tags": ["slow"]}, {"id": "f.a/quick", "tags": []}]
+    (vectors / "f" / "a.json").write_text(json.dumps({"vectors": tagged}), encoding="utf-8")
+    results = [{"id": vector_id, "seconds": value} for vector_id, value in seconds.items()]
+    report_file = tmp_path / "baseline.json"
+    report_file.write_text(json.dumps({"results": results}), encoding="utf-8")
+    return report_file, vectors
+
+
+def test_the_limit_is_the_baseline_s_slowest_vector_times_the_headroom(tmp_path: Path) -> None:
+    # a slow vector's time counts divided by the runner's factor (it multiplies it back)
+    report_file, vectors = _baseline(tmp_path, {"f.a/slow": 80.0, "f.a/quick": 0.5})
+    assert limits.vector_timeout(report_file, vectors) == 4 * 8.0
+    report_file, vectors = _baseline(tmp_path, {"f.a/slow": 10.0, "f.a/quick": 3.1})
+    assert limits.vector_timeout(report_file, vectors) == 13.0  # ceil(4 x 3.1)
+    # a quick port keeps the judge's 5 s: a loop is still caught fast
+    report_file, vectors = _baseline(tmp_path, {"f.a/quick": 0.01})
+    assert limits.vector_timeout(report_file, vectors) == judge.VECTOR_TIMEOUT
+
+
+def test_a_baseline_report_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    report_file, vectors = _baseline(tmp_path, {})
+    report_file.write_text('{"results": [{"id": "f.a/quick"}]}', encoding="utf-8")
+    with pytest.raises(limits.LimitError, match=r"baseline\.json: not a fairvec run report"):
+        limits.vector_timeout(report_file, vectors)
+
+
+def test_the_judge_gives_every_stage_the_limit_and_the_baseline_its_report() -> None:
+    words = ["--algorithm", "f.*", "--vector-timeout", "32", "--baseline-report", "b.json"]
+    stages = dict(judge.stage_commands(judge.parser().parse_args([*words, "--", "port"])))
+    for stage in ("fixed", "accumulated", "fuzz"):
+        assert stages[stage][stages[stage].index("--timeout") + 1] == "32"
+    assert stages["fixed"][stages["fixed"].index("--json") + 1] == "b.json"
+    assert "--json" not in stages["accumulated"] + stages["fuzz"]
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "five"])
+def test_the_judge_refuses_a_limit_that_is_not_seconds(
+    seconds: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        judge.parser().parse_args(["--algorithm", "f.*", "--vector-timeout", seconds, "--", "p"])
+    assert stopped.value.code == 2
+    assert "give seconds above 0" in capsys.readouterr().err
