@@ -26,9 +26,10 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
 
@@ -320,10 +321,14 @@ def game(server_seed: str, client_seed: str, held: list[int], paytable: str) -> 
 # [videopoker.best_hold] and [videopoker.analysis]: the hold of highest exact expected value,
 # counted, not sampled. Each hold's draws are counted by the ranks they bring (at most
 # 6,188 rank multisets for a five-card draw), with the flushes among them counted suit by
-# suit, so one deal's 32 holds take a fraction of a second in plain Python.
+# suit. A deal's 32 holds all draw from the same 47 unseen cards and need only six draw
+# sizes, so what a draw of each size can bring (its rank multisets, how many card draws
+# each stands for, in which suits it could complete a flush) is listed once per deal
+# (_unseen_draws), and each hold only adds its kept ranks and looks up the pay row.
 
 DRAW_POOL = DECK_SIZE - HAND_SIZE  # 47 cards left to draw from
 EV_DECIMALS = 6  # as the document's Probability and Return columns
+RANK_BITS = 3  # a rank occurs at most 4 times in a hand: 3 bits count it
 
 
 def held_masks_in_tie_order() -> list[tuple[int, ...]]:
@@ -336,23 +341,90 @@ def held_masks_in_tie_order() -> list[tuple[int, ...]]:
     return sorted(holds, key=lambda held: (-len(held), held))
 
 
-def _rank_multisets(available: list[int], size: int, start: int = 0) -> Iterator[list[int]]:
-    """Every way to draw ``size`` cards by rank: counts per rank (index = rank), each at
-    most the cards of that rank left."""
-    if size == 0:
-        yield [0] * len(available)
-        return
-    for rank in range(start, len(available)):
-        for take in range(1, min(size, available[rank]) + 1):
-            for rest in _rank_multisets(available, size - take, rank + 1):
-                rest[rank] = take
-                yield rest
+def ranks_code(ranks: Iterable[int]) -> int:
+    """A multiset of ranks (0 = A ... 12 = K) as one number, RANK_BITS bits counting each
+    rank: the kept ranks and the drawn ranks together are then the sum of their codes."""
+    return sum(1 << (RANK_BITS * rank) for rank in ranks)
+
+
+def ranks_of_code(code: int) -> tuple[int, ...]:
+    """The ranks a ranks_code stands for, ascending."""
+    mask = (1 << RANK_BITS) - 1
+    return tuple(
+        rank for rank in range(13) for _ in range((code >> (RANK_BITS * rank)) & mask)
+    )
+
+
+class RankMultiset(NamedTuple):
+    """Ranks a draw can bring, whatever the deal."""
+
+    taken: tuple[tuple[int, int], ...]  # (rank, how many), by rank
+    code: int  # the ranks_code
+    rank_bits: int  # bit r set when rank r is among them
+    distinct: bool  # no rank twice: the only draws that can make a flush
+
+
+class RankDraw(NamedTuple):
+    """The draws from one deal's 47 unseen cards that bring one rank multiset."""
+
+    code: int  # the drawn ranks' ranks_code
+    ways: int  # how many sets of unseen cards have these ranks
+    # bit s set when the draw can be all of suit s: no rank twice, and the card of suit s
+    # of every drawn rank unseen (so never a rank of a card kept in suit s either)
+    flush_suits: int
 
 
 @functools.cache
-def _event_of_ranks(ranks: tuple[int, ...], flush: bool, paytable: str) -> str:
-    """The pay row of five cards with these ranks (0 = A ... 12 = K), one suit or not: any
+def _rank_multisets(size: int) -> list[RankMultiset]:
+    """Every multiset of ``size`` ranks (6,188 for five ranks, fewer for the smaller
+    draws): the sorted tuples of ranks, grouped. Made once, for every deal."""
+    multisets = []
+    for ranks in itertools.combinations_with_replacement(range(13), size):
+        taken = tuple((rank, len(list(group))) for rank, group in itertools.groupby(ranks))
+        multisets.append(RankMultiset(
+            taken=taken,
+            code=ranks_code(ranks),
+            rank_bits=sum(1 << rank for rank, _ in taken),
+            distinct=len(taken) == size,
+        ))
+    return multisets
+
+
+@functools.lru_cache(maxsize=2 * (HAND_SIZE + 1))
+def _unseen_draws(dealt: tuple[int, ...], size: int) -> list[RankDraw]:
+    """The rank multisets a ``size``-card draw from the cards not in ``dealt`` can bring,
+    with how many card draws each stands for and in which suits it could make a flush.
+
+    It depends on the deal only, not on the hold: the cache (two deals of six draw sizes)
+    makes each list once for a deal's 32 holds."""
+    unseen = [4 - sum(number % 13 == rank for number in dealt) for rank in range(13)]
+    # choose[rank][n]: the ways to draw n of the unseen cards of rank; 0 where n is more
+    # than there are, so a multiset that cannot be drawn has no ways
+    choose = [[math.comb(count, n) for n in range(HAND_SIZE + 1)] for count in unseen]
+    # dealt_in_suit[s]: bit r set when the card of rank r and suit s was dealt
+    dealt_in_suit = [0] * len(SUITS)
+    for number in dealt:
+        dealt_in_suit[number // 13] |= 1 << (number % 13)
+    draws = []
+    for taken, code, rank_bits, distinct in _rank_multisets(size):
+        ways = 1
+        for rank, n in taken:
+            ways *= choose[rank][n]
+        if not ways:
+            continue
+        flush_suits = 0
+        if distinct:  # a rank drawn twice is two suits: never one suit
+            for suit, dealt_bits in enumerate(dealt_in_suit):
+                if not rank_bits & dealt_bits:
+                    flush_suits |= 1 << suit
+        draws.append(RankDraw(code, ways, flush_suits))
+    return draws
+
+
+def _event_of_ranks(code: int, flush: bool, paytable: str) -> str:
+    """The pay row of five cards with these ranks (a ranks_code), one suit or not: any
     cards with those ranks and suits do, so it scores such a hand with evaluate's steps."""
+    ranks = ranks_of_code(code)
     if flush:
         suits = [0] * HAND_SIZE
     elif len(set(ranks)) == HAND_SIZE:
@@ -364,30 +436,50 @@ def _event_of_ranks(ranks: tuple[int, ...], flush: bool, paytable: str) -> str:
     return pay_event(category, by_count, PAY_TABLES[paytable])
 
 
+class PayRows(dict[int, str]):
+    """The pay row of each five-card ranks_code, one suit or not, under one table: scored
+    on first use and kept (at most 6,175 rank multisets), so counting a draw is a dict
+    lookup."""
+
+    def __init__(self, paytable: str, flush: bool) -> None:
+        super().__init__()
+        self.paytable, self.flush = paytable, flush
+
+    def __missing__(self, code: int) -> str:
+        event = self[code] = _event_of_ranks(code, self.flush, self.paytable)
+        return event
+
+
+@functools.cache
+def pay_rows(paytable: str, flush: bool) -> PayRows:
+    return PayRows(paytable, flush)
+
+
 def hold_counts(dealt: list[int], held: tuple[int, ...], paytable: str) -> Counter[str]:
     """How many of the C(47, 5 - len(held)) draws end in each pay row, holding the dealt
     cards at the 0-based positions ``held`` and drawing the rest from the 47 unseen cards."""
     kept = [dealt[position] for position in held]
-    kept_ranks = [number % 13 for number in kept]
-    available = [4 - sum(number % 13 == rank for number in dealt) for rank in range(13)]
+    kept_code = ranks_code(number % 13 for number in kept)
     kept_suits = {number // 13 for number in kept}
-    flush_suits = range(4) if not kept else sorted(kept_suits) if len(kept_suits) == 1 else []
-    counts: Counter[str] = Counter()
-    for drawn in _rank_multisets(available, HAND_SIZE - len(kept)):
-        ways = math.prod(math.comb(available[r], n) for r, n in enumerate(drawn) if n)
-        ranks = tuple(sorted(kept_ranks + [r for r, n in enumerate(drawn) for _ in range(n)]))
-        flushes = 0
-        if len(set(ranks)) == HAND_SIZE:
-            # a flush needs every drawn rank still unseen in the kept cards' suit
-            flushes = sum(
-                all(13 * suit + r not in dealt for r, n in enumerate(drawn) if n)
-                for suit in flush_suits
-            )
+    # the suits a flush can be in: any with nothing kept, the kept cards' if they share one
+    flush_suits = (
+        (1 << len(SUITS)) - 1 if not kept
+        else 1 << kept_suits.pop() if len(kept_suits) == 1
+        else 0
+    )
+    plain_row, flush_row = pay_rows(paytable, flush=False), pay_rows(paytable, flush=True)
+    # a plain dict, every row at 0: Python's fast path for dict[key] += n, which a
+    # Counter (a subclass) does not take
+    counts = dict.fromkeys(PAY_TABLES[paytable].pays, 0)
+    draws = _unseen_draws(tuple(dealt), HAND_SIZE - len(kept))
+    for code, ways, draw_flush_suits in draws:
+        # one draw of these ranks is a flush in each suit both allow
+        flushes = (draw_flush_suits & flush_suits).bit_count()
         if flushes:
-            counts[_event_of_ranks(ranks, True, paytable)] += flushes
+            counts[flush_row[kept_code + code]] += flushes
         if ways > flushes:
-            counts[_event_of_ranks(ranks, False, paytable)] += ways - flushes
-    return counts
+            counts[plain_row[kept_code + code]] += ways - flushes
+    return +Counter(counts)
 
 
 def exact_decimal(value: Fraction, places: int = EV_DECIMALS) -> str:
