@@ -125,39 +125,147 @@ def previous_hash(game_hash: bytes, rule: str) -> bytes:
 
 
 def walk_chain(game_hash: bytes, terminating_hash: bytes, max_steps: int, rule: str) -> int | None:
-    """The steps (0 to max_steps) from game_hash to terminating_hash, or None.
-
-    The loop is the hot path of the long vectors (millions of steps), so each rule keeps
-    the value in the form SHA-256 takes next instead of calling previous_hash.
-    """
-    sha256 = hashlib.sha256
-    if rule == "hex-text":
-        text, target = game_hash.hex().encode("ascii"), terminating_hash.hex().encode("ascii")
-        for steps in range(max_steps + 1):
-            if text == target:
-                return steps
-            text = sha256(text).hexdigest().encode("ascii")
-        return None
-    value = game_hash
-    for steps in range(max_steps + 1):
-        if value == terminating_hash:
-            return steps
-        value = sha256(value).digest()
-    return None
+    """The steps (0 to max_steps) from game_hash to terminating_hash, or None: the first
+    step count at which the walk meets the terminating hash (see _walk, and the memo)."""
+    target = _walk_form(terminating_hash, rule)
+    end, steps = _walk(_walk_form(game_hash, rule), max_steps, rule, target)
+    return steps if end == target else None
 
 
 def walk_exactly(game_hash: bytes, steps: int, rule: str) -> bytes:
-    """The hash ``steps`` games below ``game_hash`` (each rule kept in SHA-256's form)."""
+    """The hash ``steps`` games below ``game_hash`` (see _walk, and the memo)."""
+    end, _steps = _walk(_walk_form(game_hash, rule), steps, rule, None)
+    return _hash_of(end, rule)
+
+
+# --- the chain walks' memo ----------------------------------------------------------------
+#
+# The long vectors walk the same two real chains over and over (issue 35): chain_position's
+# 133 vectors sum to 32 M SHA-256 steps, of which 16 M are distinct, and chain_check's walk
+# the same chains again. So the walks share a process-wide memo of the segments walked,
+# between LANDMARKS: the hashes whose first 12 bits are zero (one in 4,096). Whether a hash
+# is a landmark depends on the hash alone, so every walk through a hash agrees on where the
+# segments around it begin and end (a table keyed on "every K-th hash of a walk" would
+# depend on where each walk started), and telling a landmark costs one bytes comparison a
+# step (about as much as a dict lookup: 3 to 6% of a step's 0.45 to 0.6 us, measured; a
+# walk over hashes not remembered costs 4 to 10% more than the plain loop did).
+# A walk that stands on a remembered landmark jumps to the next landmark (4,096 steps on
+# average) in one lookup; a walk joining a remembered stretch walks at most to its next
+# landmark first. Each chain rule has its own table (a hash's successor depends on it).
+#
+# Exact: a segment is remembered only as walked step by step from one landmark to the very
+# next (so no landmark lies strictly inside it), and a walk jumps only when it may land on
+# the segment's end: walk_exactly when the end is within its steps; walk_chain also only
+# when the terminating hash T cannot be inside, at steps 1 to d of a segment of length d.
+# Were T there, at step p, then walking on from T meets no landmark before the segment's
+# end (steps p + 1 to d - 1 are none) and T's first landmark at or after it (T's landmark)
+# IS the segment's end; so a segment whose end is not T's landmark does not hold T, and
+# the walk steps through the one that does (where it meets T first, as ever). T's landmark
+# is sought at most MAX_SEGMENT - 1 steps on (d - p < d <= MAX_SEGMENT), only once the
+# walk is about to jump; none found there means T lies in no remembered segment.
+#
+# Bounded: at most MEMO_SEGMENTS segments in all (217 bytes each, measured: the key, its
+# end shared with the next key, a tuple, an int and the dict's slot; 3.5 MB when full, 0.9
+# MB for the 4,124 segments of the bustabit vectors' 43 M steps: benchmarks/chain_walks.py),
+# and a segment longer than MAX_SEGMENT steps (16 times the mean: e^-16 of them) is not
+# remembered. A full memo keeps what it holds and remembers no more (the walks stay exact,
+# only slower). The memo never changes an answer: without it (MEMO_SEGMENTS = 0) every walk
+# is the plain step-by-step walk. It lives as long as the process (an adapter process, a
+# generate worker, a test worker) and is shared by nothing else; a walk no other vector
+# shares (chain_position's 10 M hex-text steps from the current chain's terminating hash)
+# gains nothing from it.
+
+# the walk form's value below which a hash is a landmark: its first 12 bits are zero, 32
+# raw bytes below 00 10 .., or 64 hex digits below "001" (beginning "000")
+LANDMARK_BELOW = {"raw-bytes": b"\x00\x10", "hex-text": b"001"}
+MAX_SEGMENT = 1 << 16
+MEMO_SEGMENTS = 1 << 14
+# per chain rule: a landmark (in walk form) -> (the next landmark, the steps to it)
+_segments: dict[str, dict[bytes, tuple[bytes, int]]] = {rule: {} for rule in CHAIN_RULES}
+
+
+def forget_walks() -> None:
+    """Empty the memo (for tests and benchmarks: the walks' answers never depend on it)."""
+    for table in _segments.values():
+        table.clear()
+
+
+def remembered_segments() -> int:
+    return sum(map(len, _segments.values()))
+
+
+def _walk_form(game_hash: bytes, rule: str) -> bytes:
+    """The value as SHA-256 takes it under the rule: the walks' hot loops keep it so."""
+    return game_hash.hex().encode("ascii") if rule == "hex-text" else game_hash
+
+
+def _hash_of(value: bytes, rule: str) -> bytes:
+    return bytes.fromhex(value.decode("ascii")) if rule == "hex-text" else value
+
+
+def _is_landmark(value: bytes, rule: str) -> bool:
+    return value < LANDMARK_BELOW[rule]
+
+
+def _walk(value: bytes, limit: int, rule: str, target: bytes | None) -> tuple[bytes, int]:
+    """Up to ``limit`` steps down from ``value`` (walk form), stopping on ``target`` if
+    given: the value reached and the steps taken (fewer than ``limit`` only on the target),
+    jumping remembered segments where that is exact, remembering the segments walked."""
+    table = _segments[rule]
+    target_landmark: bytes | None = None
+    target_landmark_sought = target is None  # walk_exactly: no target to keep clear of
+    landmark, landmark_at = (value, 0) if _is_landmark(value, rule) else (None, 0)
+    taken = 0
+    while taken < limit and value != target:
+        segment = table.get(value) if value is landmark else None
+        if segment is not None and taken + segment[1] <= limit:
+            if not target_landmark_sought:
+                assert target is not None
+                target_landmark, target_landmark_sought = _landmark_of(target, rule), True
+            if segment[0] != target_landmark:
+                value, landmark = segment[0], segment[0]
+                taken += segment[1]
+                landmark_at = taken
+                continue
+        value, steps = _steps(value, limit - taken, rule, target)
+        taken += steps
+        if _is_landmark(value, rule):
+            if landmark is not None:
+                _remember(table, landmark, value, taken - landmark_at)
+            landmark, landmark_at = value, taken
+    return value, taken
+
+
+def _remember(table: dict[bytes, tuple[bytes, int]], start: bytes, end: bytes, steps: int) -> None:
+    if steps <= MAX_SEGMENT and remembered_segments() < MEMO_SEGMENTS:
+        table[start] = (end, steps)
+
+
+def _landmark_of(target: bytes, rule: str) -> bytes | None:
+    """The target's first landmark at or after it, fewer than MAX_SEGMENT steps on, or None."""
+    if _is_landmark(target, rule):
+        return target
+    value, _taken = _steps(target, MAX_SEGMENT - 1, rule, None)
+    return value if _is_landmark(value, rule) else None
+
+
+def _steps(value: bytes, limit: int, rule: str, target: bytes | None) -> tuple[bytes, int]:
+    """The hot loop: up to ``limit`` SHA-256 steps, stopping after the first that lands on
+    a landmark or on ``target``: the value and the steps taken. Each rule keeps the value
+    in the form SHA-256 takes next instead of calling previous_hash."""
     sha256 = hashlib.sha256
+    below, stop = LANDMARK_BELOW[rule], b"" if target is None else target  # b"": no hash
     if rule == "hex-text":
-        text = game_hash.hex().encode("ascii")
-        for _ in range(steps):
-            text = sha256(text).hexdigest().encode("ascii")
-        return bytes.fromhex(text.decode("ascii"))
-    value = game_hash
-    for _ in range(steps):
+        for steps in range(1, limit + 1):
+            value = sha256(value).hexdigest().encode("ascii")
+            if value < below or value == stop:
+                return value, steps
+        return value, limit
+    for steps in range(1, limit + 1):
         value = sha256(value).digest()
-    return value
+        if value < below or value == stop:
+            return value, steps
+    return value, limit
 
 
 def chain_of(game_number: int) -> str:
