@@ -69,7 +69,7 @@ def test_keys_not_ending_in_zero_are_seeded_in_c(
     """The tests above compare C with the transcription only if C seeds: for a key whose
     last word is not 0 (the key [0] too) c_init_by_array must not call the transcription."""
     rng = random.Random(length + 35)
-    keys = [random_key(rng, length - 1) + [1 + rng.randrange(2**32 - 1)], [0]]
+    keys = [[*random_key(rng, length - 1), 1 + rng.randrange(2**32 - 1)], [0]]
     expected = [tuple(tenhou.init_by_array(key).mt) for key in keys]
 
     def not_called(init_key: list[int]) -> tenhou.MtState:
