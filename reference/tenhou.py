@@ -228,8 +228,9 @@ def mt19937(key: list[int], count: int, skip: int = 0) -> Output:
 # 3 ms: most of the 10,000-case vectors of tenhou.game, tenhou.hand_wall and
 # tenhou.wall_tiles. CPython's random.Random is this mt19937ar in C (CPython 3.11
 # Modules/_randommodule.c: init_genrand, init_by_array and genrand_uint32 are mt19937ar.c's
-# lines on uint32_t words, so every product is already reduced mod 2^32), so the walls run
-# it there. tests/test_tenhou_fast_generator.py holds the two paths equal.
+# lines on uint32_t words, so every product is already reduced mod 2^32; its refill is
+# generate_block's loop split where kk + 397 wraps), so the walls run it there.
+# tests/test_tenhou_fast_generator.py holds the two paths equal.
 
 
 def key_number(init_key: list[int]) -> int:
@@ -266,7 +267,8 @@ def c_outputs(generator: random.Random, count: int) -> bytes:
     getrandbits(32 * count) calls genrand_uint32 count times and puts output i at bits
     32i to 32i+31 (it fills its word array least significant first on either byte order,
     and shifts no output since k is a multiple of 32; count 0 draws nothing), so the
-    number's little-endian bytes are the outputs in order, on any machine.
+    number's little-endian bytes are the outputs in order, on any machine. (k is a C int:
+    up to 67 million outputs a call; a wall skips at most 99 hands of 288.)
     """
     return generator.getrandbits(32 * count).to_bytes(4 * count, "little")
 
