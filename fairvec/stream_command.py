@@ -113,26 +113,25 @@ def _tenhou_state(inputs: dict[str, str]) -> Any:
     from fairvec.reference import tenhou
 
     raw = tenhou.decode_seed(tenhou.split_shuffle(inputs["shuffle"]))
-    return tenhou.init_by_array(tenhou.seed_words(raw))
+    return tenhou.c_init_by_array(tenhou.seed_words(raw))
 
 
 def _tenhou_rnd_blocks(inputs: dict[str, str]) -> Iterator[bytes]:
     """Hand after hand of one game: the 144 rnd words each hand's wall is drawn from."""
     from fairvec.reference import tenhou
 
-    state = _tenhou_state(inputs)
+    generator = _tenhou_state(inputs)
     while True:
-        yield b"".join(tenhou.hash_blocks(tenhou.hand_src(state)))
+        yield b"".join(tenhou.hash_blocks(tenhou.hand_src(generator)))
 
 
 def _tenhou_mt_blocks(inputs: dict[str, str]) -> Iterator[bytes]:
     """The game's MT19937 outputs, 624 words (little-endian) a block."""
     from fairvec.reference import tenhou
 
-    state = _tenhou_state(inputs)
+    generator = _tenhou_state(inputs)
     while True:
-        words = [tenhou.genrand_int32(state) for _ in range(624)]
-        yield struct.pack("<624I", *words)
+        yield tenhou.c_outputs(generator, 624)
 
 
 SOURCES = {

@@ -9,7 +9,9 @@ brackets):
    624 little-endian 32-bit words: the key of mtLocal.
 2. ``init_genrand``, ``init_by_array``, ``genrand_int32`` [tenhou.mt19937]: mtLocal is
    mt19937ar (Matsumoto and Nishimura's reference C code) seeded once per game with
-   ``init_by_array(key, 624)``.
+   ``init_by_array(key, 624)``. Transcribed line by line here; the walls run the same
+   generator in C (CPython's random.Random, ``c_init_by_array``: section 2b says why that
+   is exact).
 3. ``hand_src`` [tenhou.game]: every hand of the game, in order, takes the next 288 outputs.
 4. ``hash_blocks``, ``rnd_words`` [tenhou.rnd]: nine SHA-512 digests of 128-byte slices of
    ``src`` (words laid out little-endian) read back as 144 little-endian words, ``rnd``.
@@ -29,8 +31,11 @@ Beside the wall: tile names [tenhou.tile], the seat order derived from the playe
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
+import random
 import re
+import struct
 from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
@@ -43,7 +48,16 @@ SEED_BYTES = 2496  # 624 words of 4 bytes: "4(座席並べ替え情報) + 624*8(
 WORD_MASK = 0xFFFFFFFF
 # Standard alphabet, padded to a multiple of four, nothing else: no whitespace, no
 # URL-safe "-" or "_" (which Node's Buffer.from(s, "base64") would quietly accept).
+# Groups of four, the last "xx==" or "xxx=": the same as BASE64_CHARACTERS below with a
+# length that is a multiple of four (two "=" leave 2 letters mod 4, one leaves 3), which
+# decode_seed checks instead (no backtracking over groups: a quarter of the time).
 BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+BASE64_CHARACTERS = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def is_base64(text: str) -> bool:
+    """``BASE64.fullmatch(text)``, computed as the length and the characters."""
+    return len(text) % 4 == 0 and BASE64_CHARACTERS.fullmatch(text) is not None
 
 
 def split_shuffle(shuffle: str) -> str:
@@ -58,7 +72,7 @@ def split_shuffle(shuffle: str) -> str:
 
 def decode_seed(seed: str) -> bytes:
     """Strict standard base64 to the 2,496 seed bytes."""
-    if not BASE64.fullmatch(seed):
+    if not is_base64(seed):
         raise InvalidInput(
             "bad-base64",
             "seed must be standard base64 (A-Z a-z 0-9 + /, '=' padding, no whitespace)",
@@ -73,8 +87,12 @@ def decode_seed(seed: str) -> bytes:
 
 
 def seed_words(raw: bytes) -> list[int]:
-    """``int.from_bytes(seed_bytes[i*4:i*4+4], byteorder='little')``, as the document reads them."""
-    return [int.from_bytes(raw[i : i + 4], "little") for i in range(0, len(raw), 4)]
+    """``int.from_bytes(seed_bytes[i*4:i*4+4], byteorder='little')``, as the document reads them.
+
+    ``<`` is struct's little-endian standard size, 4 bytes an ``I``: the same words on any
+    machine (the comprehension of from_bytes cost a third of a millisecond a game).
+    """
+    return list(struct.unpack(f"<{len(raw) // 4}I", raw))
 
 
 def check_words(name: str, words: list[int]) -> None:
@@ -204,6 +222,57 @@ def mt19937(key: list[int], count: int, skip: int = 0) -> Output:
     return {"outputs": [genrand_int32(state) for _ in range(count)]}
 
 
+# --- 2b. the same generator, run by CPython's C code ----------------------------------
+# The transcription above is the definition (tenhou.mt19937's vectors are its outputs). A
+# game seeds a 624-word key and draws 288 outputs a hand, which in pure Python cost about
+# 3 ms: most of the 10,000-case vectors of tenhou.game, tenhou.hand_wall and
+# tenhou.wall_tiles. CPython's random.Random is this mt19937ar in C (CPython 3.11
+# Modules/_randommodule.c: init_genrand, init_by_array and genrand_uint32 are mt19937ar.c's
+# lines on uint32_t words, so every product is already reduced mod 2^32; its refill is
+# generate_block's loop split where kk + 397 wraps), so the walls run it there.
+# tests/test_tenhou_fast_generator.py holds the two paths equal.
+
+
+def key_number(init_key: list[int]) -> int:
+    """The key as one integer, word i at bits 32i to 32i+31 (what random.seed splits)."""
+    return int.from_bytes(struct.pack(f"<{len(init_key)}I", *init_key), "little")
+
+
+def c_init_by_array(init_key: list[int]) -> random.Random:
+    """init_by_array(init_key), run in C: a generator at index 624, as after the C call.
+
+    random.Random(n), for an int n (random.py's seed hands it to _random.Random.seed:
+    random_seed), calls init_by_array with n's 32-bit words, least significant first (a
+    big-endian machine reverses the array it reads, so the order is the same), and with
+    key_length the words n needs: (bits - 1) // 32 + 1, or 1 when n is 0. That is this key
+    exactly when the key is as long as the words its number needs, that is when its last
+    word is not 0 or it is the single word [0]. A longer key ending in 0 would be seeded
+    as a shorter key, another generator (quirk cpython-seed-drops-zero-words): for such a
+    key the transcription computes the state and setstate loads it, words and index
+    (random.py's version-3 state; the C setstate copies both as they are).
+    """
+    number = key_number(init_key)
+    words_seeded = max(1, (number.bit_length() + 31) // 32)
+    if words_seeded == len(init_key):
+        return random.Random(number)
+    state = init_by_array(init_key)
+    generator = random.Random(0)
+    generator.setstate((3, (*state.mt, state.mti), None))
+    return generator
+
+
+def c_outputs(generator: random.Random, count: int) -> bytes:
+    """The next ``count`` genrand_int32 outputs, each as 4 little-endian bytes, in order.
+
+    getrandbits(32 * count) calls genrand_uint32 count times and puts output i at bits
+    32i to 32i+31 (it fills its word array least significant first on either byte order,
+    and shifts no output since k is a multiple of 32; count 0 draws nothing), so the
+    number's little-endian bytes are the outputs in order, on any machine. (k is a C int:
+    up to 67 million outputs a call; a wall skips at most 99 hands of 288.)
+    """
+    return generator.getrandbits(32 * count).to_bytes(4 * count, "little")
+
+
 # --- 3. and 4. src and rnd ------------------------------------------------------------
 
 SRC_WORDS = 288  # "用mtLocal生成288个32bit随机数,共9216bit"
@@ -212,9 +281,9 @@ BLOCK_BYTES = 128  # 1024 bits of src per digest
 BLOCKS = 9
 
 
-def hand_src(state: MtState) -> list[int]:
+def hand_src(generator: random.Random) -> list[int]:
     """The next 288 outputs of the game's generator; it is never reseeded between hands."""
-    return [genrand_int32(state) for _ in range(SRC_WORDS)]
+    return list(struct.unpack(f"<{SRC_WORDS}I", c_outputs(generator, SRC_WORDS)))
 
 
 def hash_blocks(src: list[int]) -> list[bytes]:
@@ -224,7 +293,7 @@ def hash_blocks(src: list[int]) -> list[bytes]:
     with 32-bit words; the document's Python spells the same bytes out with
     ``to_bytes(4, byteorder='little')``.
     """
-    raw = b"".join(word.to_bytes(4, "little") for word in src)
+    raw = memoryview(struct.pack(f"<{len(src)}I", *src))
     return [
         hashlib.sha512(raw[i * BLOCK_BYTES : (i + 1) * BLOCK_BYTES]).digest() for i in range(BLOCKS)
     ]
@@ -233,7 +302,7 @@ def hash_blocks(src: list[int]) -> list[bytes]:
 def rnd_words(digests: list[bytes]) -> list[int]:
     """The 576 digest bytes in order, read as 144 little-endian words."""
     raw = b"".join(digests)
-    return [int.from_bytes(raw[i : i + 4], "little") for i in range(0, len(raw), 4)]
+    return list(struct.unpack(f"<{len(raw) // 4}I", raw))
 
 
 def check_length(name: str, values: list[int], length: int) -> None:
@@ -396,10 +465,10 @@ def game(seed: str, dealers: list[int], players: int = 4) -> Output:
         )
     for dealer in dealers:
         check_dealer(dealer, players)
-    state = init_by_array(seed_words(decode_seed(seed)))
+    generator = c_init_by_array(seed_words(decode_seed(seed)))
     result: Output = {"dice": [], "dora_indicators": [], "haipai": [], "yama": []}
     for dealer in dealers:
-        hand_rnd = rnd_words(hash_blocks(hand_src(state)))
+        hand_rnd = rnd_words(hash_blocks(hand_src(generator)))
         yama = shuffle_wall(hand_rnd, size)
         result["dice"].append(roll_dice(hand_rnd))
         result["dora_indicators"].append(yama[DORA_AT[0]])
@@ -474,17 +543,17 @@ def tile(tile: int, players: int = 4, red: bool = True) -> Output:
 # --- one hand's wall, as wall-only libraries and log analysers give it ---------------
 
 
-def skip_hands(state: MtState, hand: int) -> None:
+def skip_hands(generator: random.Random, hand: int) -> None:
     """Hands 0 to hand-1 take their 288 outputs each before hand ``hand`` takes its own."""
-    skip_outputs(state, hand * SRC_WORDS)
+    c_outputs(generator, hand * SRC_WORDS)
 
 
 def nth_wall(seed: str, hand: int, players: int) -> list[int]:
     """yama of hand ``hand`` (0-based, the log's INIT tags in order), as tenhou.game makes it."""
     size = check_players(players)
-    state = init_by_array(seed_words(decode_seed(seed)))
-    skip_hands(state, hand)
-    return shuffle_wall(rnd_words(hash_blocks(hand_src(state))), size)
+    generator = c_init_by_array(seed_words(decode_seed(seed)))
+    skip_hands(generator, hand)
+    return shuffle_wall(rnd_words(hash_blocks(hand_src(generator))), size)
 
 
 @algorithm("tenhou.hand_wall")
@@ -507,6 +576,9 @@ def draw_order(yama: list[int], variant: str) -> list[int]:
     return list(reversed(yama)) if variant == "draw-order" else list(yama)
 
 
+# Remembered: a wall's 136 labels were two fifths of a wall_tiles case, and there are only
+# 136 tiles x 2 player counts x red or not of them.
+@functools.cache
 def tile_label(tile: int, players: int, red: bool) -> tuple[str, int]:
     """The tile's name (a red five written 0m, 0p, 0s) and its tenhou.net/6 code."""
     kind = tile_kind(tile, players)

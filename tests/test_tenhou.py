@@ -19,6 +19,7 @@ from support import REPO
 
 from fairvec.reference import InvalidInput, compute, tenhou
 from fairvec.reference.tenhou import (
+    c_init_by_array,
     dead_wall,
     hand_src,
     hash_blocks,
@@ -106,11 +107,12 @@ def test_all_341_real_hands_reproduce() -> None:
 def _walls(path: Path) -> Iterator[tuple[ET.Element, list[int] | None]]:
     """Each element of a log with the wall of the hand it belongs to (None before the first)."""
     root = ET.parse(path).getroot()
-    state = init_by_array(seed_words(base64.b64decode(upstream.shuffle_seed(root, path.name))))
+    raw = base64.b64decode(upstream.shuffle_seed(root, path.name))
+    generator = c_init_by_array(seed_words(raw))  # the game's generator, as tenhou.game's
     wall = None
     for element in root:
         if element.tag == "INIT":
-            wall = shuffle_wall(rnd_words(hash_blocks(hand_src(state))), 136)
+            wall = shuffle_wall(rnd_words(hash_blocks(hand_src(generator))), 136)
         yield element, wall
 
 
@@ -524,9 +526,9 @@ def test_log_without_shuffle_is_reported(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_skipping_outputs_leaves_the_generator_as_that_many_calls_do(seed: int) -> None:
-    """skip_outputs (hand_wall's skip_hands, mt19937's skip) moves the index and refills
-    blocks as genrand_int32 would: the same state after any count, at a block's edge too,
-    and the same outputs after."""
+    """skip_outputs (tenhou.mt19937's skip) moves the index and refills blocks as
+    genrand_int32 would: the same state after any count, at a block's edge too, and the
+    same outputs after."""
     rng = random.Random(seed)
     for count in (0, 1, 623, 624, 625, 1248, rng.randrange(5000), rng.randrange(5000)):
         key = [rng.randrange(2**32) for _ in range(rng.randrange(1, 700))]
