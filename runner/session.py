@@ -37,6 +37,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.runner.attribution import (
+    SLOW_TAG,
     Attribution,
     Ending,
     Flight,
@@ -389,7 +390,8 @@ class Session:
         if memo is None or not memo.enabled:
             queue.extend(works)
             return
-        runs.extend(list(group) for _algorithm, group in groupby(works, key=ALGORITHM))
+        for _algorithm, group in groupby(works, key=ALGORITHM):
+            runs.extend(runs_apart_from_slow(list(group)))
 
     def _skip(self, skipped: list[tuple[Work, str]]) -> list[Result]:
         # made by map, not a loop in Python: a run may skip tens of thousands
@@ -517,10 +519,21 @@ class Session:
         shared = self._shared
         while len(works) < room and shared and not self._stop.is_set():
             try:
+                if is_slow(shared[0]) and self._holds_slow(works):
+                    break  # (-j) left for an adapter not already walking a slow vector
                 works.append(shared.popleft())  # atomic: sessions in other threads pull too
             except IndexError:
                 break
         return works
+
+    def _holds_slow(self, taking: list[Work]) -> bool:
+        """Whether this session already has a slow vector to answer (just taken, or in
+        flight). Asked only when the shared queue's next work is slow: slow vectors sit
+        together (chain walks), and one adapter taking them all would answer them one after
+        the other while the others have finished."""
+        return any(map(is_slow, taking)) or any(
+            is_slow(flight.work) for flight in self._attribution.inflight
+        )
 
     def _fill(self) -> None:
         """Send requests up to the window (see Attribution.room), in one write."""
@@ -920,6 +933,30 @@ def start_failure_excerpt(stderr: list[str]) -> list[str]:
     tail = lines[-3:]
     error = next((line for line in lines[:-3] if PANIC.search(line)), None)
     return tail if error is None else [error, "...", *tail]
+
+
+def is_slow(work: Work) -> bool:
+    return SLOW_TAG in work.vector.get("tags", ())
+
+
+def runs_apart_from_slow(works: list[Work]) -> list[list[Work]]:
+    """One algorithm's works as runs, each slow one a run of its own: a session takes a run
+    whole (-j), so a run holding every chain walk of a file would leave one adapter walking
+    them one after the other (bustabit.chain_position: 26 s of a 74 s main job) while the
+    others idle. The works keep their order; only the cuts are new."""
+    runs: list[list[Work]] = []
+    stretch: list[Work] = []
+    for work in works:
+        if is_slow(work):
+            if stretch:
+                runs.append(stretch)
+                stretch = []
+            runs.append([work])
+        else:
+            stretch.append(work)
+    if stretch:
+        runs.append(stretch)
+    return runs
 
 
 def jobs_for(requested: int, vectors: int) -> int:

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import sys
+import threading
 import zlib
+from collections import deque
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from support import MISBEHAVING, fairvec
 
+from fairvec.runner.attribution import Attribution
 from fairvec.runner.results import Result, Work
-from fairvec.runner.session import MIN_VECTORS_PER_JOB, jobs_for, with_skips_in_order
+from fairvec.runner.session import (
+    MIN_VECTORS_PER_JOB,
+    Session,
+    jobs_for,
+    runs_apart_from_slow,
+    with_skips_in_order,
+)
 from fairvec.vectorfiles import default_vectors_root, load_vector_files
 
 # Enough vectors for two adapters (jobs_for), cheap for the reference adapter.
@@ -133,3 +143,39 @@ def test_requests_go_out_before_a_slow_second_adapter_greets(tmp_path: Path) -> 
     requests = sorted(float(when) for event, when in events if event == "request")
     assert len(hellos) == 2 and requests
     assert requests[0] < hellos[1]  # the first request did not wait for the second hello
+
+
+def _work(number: int, *tags: str) -> Work:
+    return Work({"id": f"a/{number}", "variant": None, "tags": list(tags)}, "a", {})
+
+
+def test_each_slow_vector_is_a_run_of_its_own_so_adapters_share_them() -> None:
+    """A session takes a run whole (-j): the chain walks of one file, one run, went to one
+    adapter, which walked them one after the other while the other idled."""
+    works = [_work(1), _work(2, "slow"), _work(3, "slow", "long-walk"), _work(4), _work(5)]
+    runs = runs_apart_from_slow(works)
+    assert [[w.vector["id"] for w in run] for run in runs] == [
+        ["a/1"], ["a/2"], ["a/3"], ["a/4", "a/5"],
+    ]  # fmt: skip
+    assert len(runs_apart_from_slow([_work(1), _work(2)])) == 1
+    assert runs_apart_from_slow([]) == []
+
+
+def _sharing(shared: deque[Work]) -> Session:
+    """A session's queue-taking state alone (no adapter): what _next_works reads."""
+    session = Session.__new__(Session)
+    session._pending, session._shared, session._stop = deque(), shared, threading.Event()
+    session._attribution = cast(Attribution, SimpleNamespace(inflight=deque()))
+    return session
+
+
+def test_a_session_walking_a_slow_vector_leaves_the_next_to_another() -> None:
+    """Without the answer memo the works go on one shared queue (-j): each session takes up
+    to its window, but at most one slow vector at a time."""
+    shared = deque([_work(1), _work(2, "slow"), _work(3, "slow"), _work(4)])
+    first, second = _sharing(shared), _sharing(shared)
+    taken = first._next_works(256)
+    assert [w.vector["id"] for w in taken] == ["a/1", "a/2"]
+    first._attribution.inflight.extend(SimpleNamespace(work=w) for w in taken)
+    assert first._next_works(256) == []  # still walking a/2: a/3 waits for another
+    assert [w.vector["id"] for w in second._next_works(256)] == ["a/3", "a/4"]
