@@ -4,6 +4,7 @@ prints, never asserts.
 
     python benchmarks/stream_cases.py                       # this checkout, every stream
     python benchmarks/stream_cases.py --tree ../old-main    # old and new side by side
+    python benchmarks/stream_cases.py --split               # draws, answers, records apart
     python benchmarks/stream_cases.py -k nardy --cases 3000 --profile   # cProfile one stream
 
 Each stream is measured in one process (the one the adapter's accumulate request runs in):
@@ -40,38 +41,44 @@ def default_streams(root: Path, pattern: str) -> list[dict[str, Any]]:
     return streams
 
 
-def measure(vector: dict[str, Any], cases_wanted: int | None) -> dict[str, float]:
-    """CPU seconds of one stream's draws, answers, records, and the accumulate request."""
+def measure(vector: dict[str, Any], cases_wanted: int | None, split: bool) -> dict[str, float]:
+    """CPU seconds of one stream's accumulate request, and with ``split`` of its draws,
+    answers and records apart."""
     from fairvec.accumulated_digest import cases, record
     from fairvec.adapters.python.accumulate import accumulate, case_answer
 
     count = cases_wanted or vector["count"]
     stream, variant, algorithm = vector["stream"], vector.get("variant"), vector["algorithm"]
     case_answer(algorithm, next(cases(stream["seed"], stream["input"])), variant)  # warm up
-    started = time.process_time()
-    inputs = list(islice(cases(stream["seed"], stream["input"]), count))
-    drawn = time.process_time()
-    answers = [case_answer(algorithm, case, variant) for case in inputs]
-    answered = time.process_time()
-    for answer in answers:
-        record(answer)
-    recorded = time.process_time()
+    figures = dict.fromkeys(("draw", "compute", "record"), 0.0)
+    if split:
+        started = time.process_time()
+        inputs = list(islice(cases(stream["seed"], stream["input"]), count))
+        drawn = time.process_time()
+        answers = [case_answer(algorithm, case, variant) for case in inputs]
+        answered = time.process_time()
+        for answer in answers:
+            record(answer)
+        figures = {
+            "draw": drawn - started,
+            "compute": answered - drawn,
+            "record": time.process_time() - answered,
+        }
     request = {
         "id": vector["id"],
         "algorithm": algorithm,
         "variant": variant,
-        "accumulate": {"encoding": vector["encoding"], "count": count, "block": count,
-                       "stream": stream},
+        "accumulate": {
+            "encoding": vector["encoding"],
+            "count": count,
+            "block": count,
+            "stream": stream,
+        },
     }
+    started = time.process_time()
     for _ in accumulate(request):
         pass
-    whole = time.process_time()
-    return {
-        "draw": drawn - started,
-        "compute": answered - drawn,
-        "record": recorded - answered,
-        "accumulate": whole - recorded,
-    }
+    return {**figures, "accumulate": time.process_time() - started}
 
 
 def profile(vector: dict[str, Any], cases_wanted: int) -> None:
@@ -91,34 +98,44 @@ def profile(vector: dict[str, Any], cases_wanted: int) -> None:
     pstats.Stats(profiler).sort_stats("tottime").print_stats(18)
 
 
-def measure_here(pattern: str, cases_wanted: int | None) -> dict[str, dict[str, float]]:
-    return {v["id"]: measure(v, cases_wanted) for v in default_streams(HERE, pattern)}
+def measure_here(pattern: str, cases_wanted: int | None, split: bool) -> dict[str, Any]:
+    return {v["id"]: measure(v, cases_wanted, split) for v in default_streams(HERE, pattern)}
 
 
-def measure_tree(tree: Path, pattern: str, cases_wanted: int | None) -> dict[str, Any]:
-    """measure_here, run in a child importing fairvec (and its reference) from ``tree``."""
+def start_tree(
+    tree: Path, pattern: str, cases_wanted: int | None, split: bool
+) -> subprocess.Popen[str]:
+    """measure_here in a child importing fairvec (and its reference) from ``tree``. The
+    trees are measured at once, one child each, so that they share the machine's load."""
     command = [sys.executable, __file__, "--json", "-k", pattern]
-    if cases_wanted:
-        command += ["--cases", str(cases_wanted)]
+    command += ["--cases", str(cases_wanted)] if cases_wanted else []
+    command += ["--split"] if split else []
     environment = {**os.environ, "PYTHONPATH": str(tree.resolve())}
-    done = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
-    result: dict[str, Any] = json.loads(done.stdout)
+    return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, text=True)
+
+
+def finish(child: subprocess.Popen[str]) -> dict[str, Any]:
+    output, _ = child.communicate()
+    if child.returncode:
+        sys.exit(f"a measuring child failed ({child.returncode}): {child.args}")
+    result: dict[str, Any] = json.loads(output)
     return result
 
 
 def show(columns: dict[str, dict[str, dict[str, float]]]) -> None:
     names = list(columns)
-    header = "".join(f" | {name[-24:]:>24s}" for name in names)
+    header = "".join(f" | {name[-26:]:>26s}" for name in names)
     print(f"{'stream':46s}{header}")
     print(f"{'':46s}" + " | draw compute record  accum" * len(names))
-    totals = {name: dict.fromkeys(("draw", "compute", "record", "accumulate"), 0.0)
-              for name in names}
+    totals = {
+        name: dict.fromkeys(("draw", "compute", "record", "accumulate"), 0.0) for name in names
+    }
     for stream in columns[names[0]]:
         row = f"{stream[:46]:46s}"
         for name in names:
             figures = columns[name].get(stream)
             if figures is None:
-                row += f" | {'-':>24s}"
+                row += f" | {'-':>26s}"
                 continue
             for key in totals[name]:
                 totals[name][key] += figures[key]
@@ -126,7 +143,9 @@ def show(columns: dict[str, dict[str, dict[str, float]]]) -> None:
         print(row)
     row = f"{'total (CPU s)':46s}"
     for name in names:
-        row += " | {draw:4.2f} {compute:7.2f} {record:6.2f} {accumulate:6.2f}".format(**totals[name])
+        row += " | {draw:4.2f} {compute:7.2f} {record:6.2f} {accumulate:6.2f}".format(
+            **totals[name]
+        )
     print(row)
 
 
@@ -134,9 +153,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", default="", help="only the streams whose id holds this")
     parser.add_argument("--cases", type=int, help="cases per stream (default: the stream's)")
-    parser.add_argument("--tree", type=Path, action="append", default=[],
-                        help="another checkout to measure beside this one (repeatable)")
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout to measure beside this one (repeatable)",
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the chosen streams")
+    parser.add_argument(
+        "--split", action="store_true", help="also measure draws, answers and records apart"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.profile:
@@ -145,15 +172,19 @@ def main() -> None:
             profile(vector, arguments.cases or 3000)
         return
     if arguments.json:
-        print(json.dumps(measure_here(arguments.k, arguments.cases)))
+        print(json.dumps(measure_here(arguments.k, arguments.cases, arguments.split)))
         return
     load = Path("/proc/loadavg").read_text().split()[0]
-    print(f"CPU seconds per stream (time.process_time); python {sys.version.split()[0]}; "
-          f"load {load}")
-    columns = {str(tree): measure_tree(tree, arguments.k, arguments.cases)
-               for tree in arguments.tree}
-    columns["this checkout"] = measure_tree(HERE, arguments.k, arguments.cases)
-    show(columns)
+    print(
+        f"CPU seconds per stream (time.process_time); python {sys.version.split()[0]}; "
+        f"load {load} at the start"
+    )
+    trees = {str(tree): tree for tree in arguments.tree} | {"this checkout": HERE}
+    children = {
+        name: start_tree(tree, arguments.k, arguments.cases, arguments.split)
+        for name, tree in trees.items()
+    }
+    show({name: finish(child) for name, child in children.items()})
 
 
 if __name__ == "__main__":

@@ -205,6 +205,7 @@ def quickly_valid(found: InputSchema, inputs: Any) -> bool:
 
 
 _PLAIN_LEAVES = (int, bool, type(None))
+_STR_ONLY = frozenset({str})
 
 
 def _plain_json(value: Any) -> bool:
@@ -218,7 +219,7 @@ def _plain_json(value: Any) -> bool:
             if not item.isascii() and not _is_unicode_text(item):
                 return False
         elif kind is dict:
-            if not all(type(key) is str for key in item):
+            if not _STR_ONLY.issuperset(map(type, item)):
                 return False
             stack.extend(item.values())
         elif kind is list:
