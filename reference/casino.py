@@ -142,7 +142,7 @@ def seeds_to_bytes(
     """``seedsToBytes``: HMAC-SHA512(key, message), 64 bytes."""
     _, key = hmac_key(server_seed, salt, key_reading)
     message = utf8("client_seed", hmac_message(client_seed, cursor))
-    return hmac.new(key, message, hashlib.sha512).digest()
+    return hmac.digest(key, message, "sha512")  # hmac.new's result, in one C call
 
 
 def bytes_stream(
@@ -162,6 +162,9 @@ def bytes_stream(
         cursor += 1
 
 
+_EIGHT_BYTES = struct.Struct("8B")
+
+
 def numbers_from_bytes(data: bytes) -> list[float]:
     """``numbersFromBytes``: block t is Σ bytes[8t+k] / 256^(k+1), k = 0..7.
 
@@ -169,15 +172,21 @@ def numbers_from_bytes(data: bytes) -> list[float]:
     that is multiplied by 256 each step and every quotient is rounded before it is
     added. The result is NOT the exact value of the 64-bit fraction rounded once.
     """
-    numbers = []
-    for block in range(len(data) // 8):
-        value = 0.0
-        power = 256.0
-        for byte in data[block * 8 : block * 8 + 8]:
-            value += byte / power
-            power *= 256.0
-        numbers.append(value)
-    return numbers
+    # One expression a block, not a loop over its bytes (a third of casino.plinko's time):
+    # the same doubles, as ``pw`` is a power of two (256.0**k, folded to a constant, is
+    # exact) and Python adds left to right; 0.0 + the first quotient is the quotient.
+    whole = data[: len(data) // 8 * 8]
+    return [
+        b0 / 256.0
+        + b1 / 256.0**2
+        + b2 / 256.0**3
+        + b3 / 256.0**4
+        + b4 / 256.0**5
+        + b5 / 256.0**6
+        + b6 / 256.0**7
+        + b7 / 256.0**8
+        for b0, b1, b2, b3, b4, b5, b6, b7 in _EIGHT_BYTES.iter_unpack(whole)
+    ]
 
 
 def index_array(

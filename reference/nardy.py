@@ -80,19 +80,27 @@ def encode_sequence(numbers: list[int]) -> str:
     return "".join(ALPHABET[(first - 1) * FACES + (second - 1)] for first, second in pairs)
 
 
+# Each character as its two numbers, written as the characters chr(1) to chr(6): a
+# str.translate then decodes a whole sequence at C speed, and its UTF-8 bytes are the
+# numbers (3,000 sequences of 100 to 300 characters: 0.17 s with a str.find per
+# character, 0.07 s so).
+NUMBERS_AS_CHARACTERS = {
+    ord(character): chr(code // FACES + 1) + chr(code % FACES + 1)
+    for code, character in enumerate(ALPHABET)
+}
+NOT_IN_ALPHABET = re.compile(f"[^{ALPHABET}]")
+
+
 def decode_sequence(sequence: str) -> list[int]:
     """Each character becomes its two numbers, first die first (B is 1 then 2)."""
-    numbers: list[int] = []
-    for index, character in enumerate(sequence):
-        code = ALPHABET.find(character)
-        if code < 0:
-            raise InvalidInput(
-                "bad-character",
-                f"sequence[{index}] is {character!r}; the sequence uses only A-Z and 0-9 "
-                "(upper case, no spaces or line breaks)",
-            )
-        numbers += [code // FACES + 1, code % FACES + 1]
-    return numbers
+    stray = NOT_IN_ALPHABET.search(sequence)
+    if stray:
+        raise InvalidInput(
+            "bad-character",
+            f"sequence[{stray.start()}] is {stray.group()!r}; the sequence uses only A-Z and "
+            "0-9 (upper case, no spaces or line breaks)",
+        )
+    return list(sequence.translate(NUMBERS_AS_CHARACTERS).encode("ascii"))
 
 
 # --- 2. the cuts ---------------------------------------------------------------------
@@ -142,10 +150,14 @@ def kept_positions(length: int, start: int, mask: str) -> list[int]:
     The mask repeats every six numbers counted from the start, so a last window that
     is cut short by the end of the sequence still keeps the numbers under its 1s.
     """
+    # window by window (the offsets under a 1, in order), not position by position with a
+    # modulo: the same positions in the same order, a fifth of the time
+    ones = [offset for offset, digit in enumerate(mask) if digit == "1"]
     return [
-        position
-        for position in range(start, length + 1)
-        if mask[(position - start) % MASK_LENGTH] == "1"
+        window + offset
+        for window in range(start, length + 1, MASK_LENGTH)
+        for offset in ones
+        if window + offset <= length
     ]
 
 

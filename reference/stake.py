@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import islice
 
 from fairvec.reference._algorithm import InvalidInput, Output, algorithm
 
@@ -127,7 +128,7 @@ def round_bytes(server_seed: str, client_seed: str, nonce: int, round_: int) -> 
     """HMAC-SHA256 keyed with the server seed's UTF-8 text (never hex-decoded)."""
     key = utf8("server_seed", server_seed)
     message = utf8("client_seed", hmac_message(client_seed, nonce, round_))
-    return hmac.new(key, message, hashlib.sha256).digest()
+    return hmac.digest(key, message, "sha256")  # hmac.new's result, in one C call
 
 
 def round_stream(
@@ -153,11 +154,10 @@ def byte_generator(server_seed: str, client_seed: str, nonce: int, cursor: int) 
 
 def float_from_bytes(chunk: bytes) -> float:
     """b0/256 + b1/256^2 + b2/256^3 + b3/256^4, summed left to right. Every partial sum has
-    at most 32 significant bits, so the double sum is exact: k / 2^32 for the big-endian k."""
-    value = 0.0
-    for position, byte in enumerate(chunk):
-        value += byte / 256.0 ** (position + 1)
-    return value
+    at most 32 significant bits, so the double sum is exact: k / 2^32 for the big-endian k,
+    and that is how it is computed (one division, not a loop: stake.mines spent a sixth of
+    its time here). Exact for any chunk of up to 6 bytes (48 bits); a chunk is 4."""
+    return int.from_bytes(chunk, "big") / 256.0 ** len(chunk)
 
 
 def generate_floats(
@@ -167,7 +167,7 @@ def generate_floats(
     check_range("count-out-of-range", "count", count, 1, MAX_FLOATS)
     check_range("cursor-out-of-range", "cursor", cursor, 0, MAX_SAFE_INTEGER)
     source = byte_generator(server_seed, client_seed, nonce, cursor)
-    data = bytes(next(source) for _ in range(count * BYTES_PER_FLOAT))
+    data = bytes(islice(source, count * BYTES_PER_FLOAT))
     return [
         float_from_bytes(data[at : at + BYTES_PER_FLOAT])
         for at in range(0, len(data), BYTES_PER_FLOAT)
