@@ -117,7 +117,7 @@ def start_tree(
 def finish(child: subprocess.Popen[str]) -> dict[str, Any]:
     output, _ = child.communicate()
     if child.returncode:
-        sys.exit(f"a measuring child failed ({child.returncode}): {child.args}")
+        sys.exit(f"a measuring child failed ({child.returncode}): {child.args!r}")
     result: dict[str, Any] = json.loads(output)
     return result
 
