@@ -232,7 +232,7 @@ def test_a_signal_to_fairvec_leaves_nothing_running(
     found = recorded(pids, 3)
     runner.send_signal(sent)
     _out, err = runner.communicate(timeout=HANG)
-    assert runner.returncode == status
+    assert runner.returncode == status, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     deadline = time.monotonic() + PATIENCE  # orphans re-parented to init are reaped by it
     while [pid for pid in found if alive(pid)] and time.monotonic() < deadline:
