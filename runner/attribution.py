@@ -51,6 +51,12 @@ MAX_HELD = 1000
 ON_STDERR = "an answer arrived on stderr: adapters answer on stdout"
 
 
+def is_slow(work: Work) -> bool:
+    """Whether the vector is tagged slow: SLOW_FACTOR times the timeout, and a run of its
+    own under -j (session.runs_apart_from_slow)."""
+    return SLOW_TAG in work.vector.get("tags", ())
+
+
 def out_of_order_note(earlier: str) -> str:
     """What a vector's error adds when its only answer came before ``earlier``'s."""
     return (
@@ -166,7 +172,7 @@ class Attribution:
         self._sent += len(works)
         quick, slow = timeout, timeout * SLOW_FACTOR
         flights = [
-            Flight(work, now, slow if SLOW_TAG in work.vector.get("tags", ()) else quick, order)
+            Flight(work, now, slow if is_slow(work) else quick, order)
             for order, work in enumerate(works, first)
         ]
         self.inflight.extend(flights)

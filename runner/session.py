@@ -37,11 +37,11 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from fairvec.runner.attribution import (
-    SLOW_TAG,
     Attribution,
     Ending,
     Flight,
     Loss,
+    is_slow,
 )
 from fairvec.runner.claims import judged_part
 from fairvec.runner.compare import judge, judge_outputs
@@ -933,10 +933,6 @@ def start_failure_excerpt(stderr: list[str]) -> list[str]:
     tail = lines[-3:]
     error = next((line for line in lines[:-3] if PANIC.search(line)), None)
     return tail if error is None else [error, "...", *tail]
-
-
-def is_slow(work: Work) -> bool:
-    return SLOW_TAG in work.vector.get("tags", ())
 
 
 def runs_apart_from_slow(works: list[Work]) -> list[list[Work]]:
