@@ -300,6 +300,11 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 # (see answer_memo: nor for a signed release, which trusts nothing local)
                 memo.enabled &= not claimed.claims and options.release.archive is None
                 memo.exempt = _listed(known, works)
+                # the streams no file holds: fresh ones, and a partial claim's fields
+                fresh = fresh_streams.InBackground(
+                    claimed.chosen, session.hello, options.streams,
+                    options.selection.excluded_tags,
+                )  # fmt: skip
                 results = session.run(claimed.works)
                 memo.check_served()
                 # the vectors that did not pass, whole in the reports (a stopped run's too)
@@ -308,11 +313,7 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 port = accumulated_run.PortOptions(
                     options.oracle, _checkpoint_note(counts), session.warnings.append
                 )
-                # the streams no file holds: fresh ones, and a partial claim's fields
-                to_stream, stream_plan = fresh_streams.for_run(
-                    claimed.chosen, session.hello, options.streams,
-                    options.selection.excluded_tags,
-                )  # fmt: skip
+                to_stream, stream_plan = fresh.result()
                 counts.add_streams(_stream_sizes(to_stream))
                 streamed, restarts = accumulated_run.run_for_run(
                     command, to_stream, lambda done: counts.stream_done(done.id),
