@@ -317,7 +317,7 @@ def _run_vectors(options: RunOptions, known: list[KnownFailure]) -> _Ran:
                 counts.add_streams(_stream_sizes(to_stream))
                 streamed, restarts = accumulated_run.run_for_run(
                     command, to_stream, lambda done: counts.stream_done(done.id),
-                    port=port, jobs=options.jobs, case_seconds=_case_seconds(results),
+                    port=port, jobs=options.jobs, case_seconds=_case_seconds(results, to_stream),
                     **options.limits.session_keywords(),
                 )  # fmt: skip
                 results = in_vector_order(results + claimed.skipped, claimed.order) + streamed
@@ -453,11 +453,17 @@ def no_progress() -> None:
     """The advance when no progress is shown."""
 
 
-def _case_seconds(results: list[Result]) -> dict[str, float]:
+def _case_seconds(
+    results: list[Result], streams: list[accumulated_run.Accumulated]
+) -> dict[str, float]:
     """Each algorithm's median seconds a fixed vector took (its answer's time as the oldest
     request in flight): what a case of its stream will cost, roughly, to start the
     costliest streams first (accumulated_run.first_costliest). The median, so that a few
-    slow vectors (chain walks) do not make a cheap algorithm's stream look costly."""
+    slow vectors (chain walks) do not make a cheap algorithm's stream look costly. Nothing
+    without streams (statistics' import, with decimal's and fractions', is 10 ms of a
+    run)."""
+    if not streams:
+        return {}
     from statistics import median
 
     taken: dict[str, list[float]] = {}
