@@ -279,7 +279,8 @@ class Learnt(NamedTuple):
 def learn_two(folder: Path) -> Learnt:
     """One run of TWO_FILES that passed, its cache kept for tests to copy (a module's
     fixture learns it once: each test's first run, learning the same, cost 1.5 s of CPU)."""
-    vectors, cache, report = copied_files(folder, TWO_FILES), folder / "cache", folder / "learn.json"
+    vectors = copied_files(folder, TWO_FILES)
+    cache, report = folder / "cache", folder / "learn.json"
     time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS): reruns know them by hash
     before = os.environ.get("FAIRVEC_CACHE_DIR")
     os.environ["FAIRVEC_CACHE_DIR"] = str(cache)
