@@ -221,6 +221,38 @@ def copied_families(tmp_path: Path, families: tuple[str, ...]) -> Path:
     return root
 
 
+@functools.cache
+def _validations(families: tuple[str, ...]) -> tuple[Path, ...]:
+    """The validation cache files (validated-*.json: verdicts keyed by a file's SHA-256) of
+    the installed suite's files of ``families``, made once a process in a folder of its own."""
+    from fairvec.vectorfiles import load_vector_files
+
+    folder = Path(tempfile.mkdtemp(prefix="fairvec-validations-"))
+    before = {name: os.environ.get(name) for name in ("FAIRVEC_CACHE_DIR", "FAIRVEC_NO_CACHE")}
+    os.environ["FAIRVEC_CACHE_DIR"] = str(folder / "cache")
+    os.environ.pop("FAIRVEC_NO_CACHE", None)
+    try:
+        load_vector_files(copied_families(folder, families))
+    finally:
+        for name, value in before.items():
+            os.environ.pop(name, None)
+            if value is not None:
+                os.environ[name] = value
+    made = tuple(sorted((folder / "cache").glob("validated-*.json")))
+    assert made, "the load wrote no validation cache"
+    return made
+
+
+def seed_validations(cache: Path, families: tuple[str, ...]) -> None:
+    """Put in ``cache`` the schema's verdicts on ``families``' files, and nothing else (no
+    hashes, counts, indexes, digests, memo): for tests of those other caches, whose first
+    run would otherwise validate every file again (jsonschema: 2 s of CPU for battle's and
+    nardy's 13). A file whose bytes differ from the installed one's is validated as ever."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for path in _validations(families):
+        shutil.copy(path, cache / path.name)
+
+
 @pytest.fixture(autouse=True, name="own_cache")
 def own_cache_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache folder of the test's own, on: autouse in a module that imports it."""
