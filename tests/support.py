@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -228,6 +229,7 @@ def _validations(families: tuple[str, ...]) -> tuple[Path, ...]:
     from fairvec.vectorfiles import load_vector_files
 
     folder = Path(tempfile.mkdtemp(prefix="fairvec-validations-"))
+    atexit.register(shutil.rmtree, folder, True)  # (the copies made for it, at the end)
     before = {name: os.environ.get(name) for name in ("FAIRVEC_CACHE_DIR", "FAIRVEC_NO_CACHE")}
     os.environ["FAIRVEC_CACHE_DIR"] = str(folder / "cache")
     os.environ.pop("FAIRVEC_NO_CACHE", None)
