@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -10,10 +11,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -220,16 +222,69 @@ def copied_families(tmp_path: Path, families: tuple[str, ...]) -> Path:
     return root
 
 
+@functools.cache
+def _validations(families: tuple[str, ...]) -> tuple[Path, ...]:
+    """The validation cache files (validated-*.json: verdicts keyed by a file's SHA-256) of
+    the installed suite's files of ``families``, made once a process in a folder of its own."""
+    from fairvec.vectorfiles import load_vector_files
+
+    folder = Path(tempfile.mkdtemp(prefix="fairvec-validations-"))
+    atexit.register(shutil.rmtree, folder, True)  # (the copies made for it, at the end)
+    before = {name: os.environ.get(name) for name in ("FAIRVEC_CACHE_DIR", "FAIRVEC_NO_CACHE")}
+    os.environ["FAIRVEC_CACHE_DIR"] = str(folder / "cache")
+    os.environ.pop("FAIRVEC_NO_CACHE", None)
+    try:
+        load_vector_files(copied_families(folder, families))
+    finally:
+        for name, value in before.items():
+            os.environ.pop(name, None)
+            if value is not None:
+                os.environ[name] = value
+    made = tuple(sorted((folder / "cache").glob("validated-*.json")))
+    assert made, "the load wrote no validation cache"
+    return made
+
+
+def seed_validations(cache: Path, families: tuple[str, ...]) -> None:
+    """Put in ``cache`` the schema's verdicts on ``families``' files, and nothing else (no
+    hashes, counts, indexes, digests, memo): for tests of those other caches, whose first
+    run would otherwise validate every file again (jsonschema: 2 s of CPU for battle's and
+    nardy's 13). A file whose bytes differ from the installed one's is validated as ever."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for path in _validations(families):
+        shutil.copy(path, cache / path.name)
+
+
 @pytest.fixture(autouse=True, name="own_cache")
 def own_cache_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache folder of the test's own, on: autouse in a module that imports it."""
     return private_cache(tmp_path, monkeypatch)
 
 
+def copied_files(tmp_path: Path, names: tuple[str, ...]) -> Path:
+    """A vectors folder holding only the installed suite's files ``names`` (paths inside
+    it, such as "battle/move.json"), free to edit."""
+    from fairvec.vectorfiles import SCHEMA_NAME, default_vectors_root
+
+    installed, root = default_vectors_root(), tmp_path / "vectors"
+    root.mkdir()
+    shutil.copy(installed / SCHEMA_NAME, root)
+    for name in names:
+        (root / name).parent.mkdir(exist_ok=True)
+        shutil.copy(installed / name, root / name)
+    return root
+
+
+# The two files TWO_DECLARED's algorithms are in: a run of them over the whole battle and
+# nardy families also read (and, without a cache, validated) their 11 other files, 2 s of
+# CPU a run that says nothing more about the two that are run.
+TWO_FILES = ("battle/move.json", "nardy/cuts.json")
+
+
 @pytest.fixture(name="vectors")
-def two_families_fixture(tmp_path: Path) -> Path:
-    """The battle and nardy files, free to edit."""
-    return copied_families(tmp_path, ("battle", "nardy"))
+def two_files_fixture(tmp_path: Path) -> Path:
+    """battle.move's and nardy.cuts' files (TWO_DECLARED's), free to edit."""
+    return copied_files(tmp_path, TWO_FILES)
 
 
 # A port of two algorithms (the misbehaving adapter, its hello cut down): the answer memo's
@@ -246,6 +301,31 @@ def two_algorithm_run(
         "--", sys.executable, str(MISBEHAVING), "--algorithms", TWO_DECLARED, *modes,
         timeout=timeout,
     )  # fmt: skip
+
+
+class Learnt(NamedTuple):
+    vectors: Path  # TWO_FILES, settled (not to be edited: tests share them)
+    cache: Path  # the memo (and hashes, digests, indexes) of a run of them that passed
+    report: Path  # that run's JSON report
+    done: Completed  # that run
+
+
+def learn_two(folder: Path) -> Learnt:
+    """One run of TWO_FILES that passed, its cache kept for tests to copy (a module's
+    fixture learns it once: each test's first run, learning the same, cost 1.5 s of CPU)."""
+    vectors = copied_files(folder, TWO_FILES)
+    cache, report = folder / "cache", folder / "learn.json"
+    time.sleep(1.2)  # the files settle (file_hashes.SETTLED_NS): reruns know them by hash
+    before = os.environ.get("FAIRVEC_CACHE_DIR")
+    os.environ["FAIRVEC_CACHE_DIR"] = str(cache)
+    try:
+        done = two_algorithm_run(vectors, report)
+    finally:
+        os.environ.pop("FAIRVEC_CACHE_DIR")
+        if before is not None:
+            os.environ["FAIRVEC_CACHE_DIR"] = before
+    assert done.status == 0, done.stdout + done.stderr
+    return Learnt(vectors, cache, report, done)
 
 
 def session_run(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,11 +20,13 @@ from support import (
     MISBEHAVING,
     TWO_DECLARED,
     Completed,
+    Learnt,
     fairvec,
+    learn_two,
     own_cache_fixture,  # noqa: F401  (a fixture, autouse)
     session_run,
     two_algorithm_run,
-    two_families_fixture,  # noqa: F401  (the vectors fixture)
+    two_files_fixture,  # noqa: F401  (the vectors fixture)
 )
 
 from fairvec.file_hashes import KnownHashes
@@ -252,6 +255,20 @@ def test_requests_are_looked_up_a_file_at_a_time_in_the_works_order(tmp_path: Pa
 # -- runs -------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def learnt(tmp_path_factory: pytest.TempPathFactory) -> Learnt:
+    """One run that passed (its files settled), learnt once for the module's tests that
+    only rerun it: each takes a copy of its cache, ``learnt_cache``."""
+    return learn_two(tmp_path_factory.mktemp("learnt"))
+
+
+@pytest.fixture
+def learnt_cache(learnt: Learnt, own_cache: Path) -> Path:
+    """This test's cache: a copy of the learnt run's (its memo, its files' hashes)."""
+    shutil.copytree(learnt.cache, own_cache)
+    return own_cache
+
+
 def test_a_remembered_run_reports_exactly_what_a_judged_one_does(
     vectors: Path, tmp_path: Path, own_cache: Path
 ) -> None:
@@ -328,8 +345,10 @@ def answer_memo_folder() -> Path | None:
     return cache_folder()
 
 
-def test_a_changed_answer_is_judged_and_reported_whole(vectors: Path, tmp_path: Path) -> None:
-    assert _run(vectors, tmp_path / "learn.json").status == 0
+def test_a_changed_answer_is_judged_and_reported_whole(
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
+) -> None:
+    vectors = learnt.vectors
     report = tmp_path / "report.json"
     done = _run(vectors, report, "wrong-output:battle.move/fire")
     assert done.status == 1, done.stdout + done.stderr
@@ -340,8 +359,10 @@ def test_a_changed_answer_is_judged_and_reported_whole(vectors: Path, tmp_path: 
     assert [r for r in results.values() if r["status"] not in ("pass", "skip")] == [fire]
 
 
-def test_a_duplicate_of_a_remembered_answer_is_charged(vectors: Path, tmp_path: Path) -> None:
-    assert _run(vectors, tmp_path / "learn.json").status == 0
+def test_a_duplicate_of_a_remembered_answer_is_charged(
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
+) -> None:
+    vectors = learnt.vectors
     report = tmp_path / "report.json"
     done = _run(vectors, report, "duplicate:battle.move/fire")
     assert done.status == 1, done.stdout + done.stderr
@@ -351,9 +372,9 @@ def test_a_duplicate_of_a_remembered_answer_is_charged(vectors: Path, tmp_path: 
 
 
 def test_an_unexpected_pass_settled_by_the_memo_is_shown_whole(
-    vectors: Path, tmp_path: Path
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
 ) -> None:
-    assert _run(vectors, tmp_path / "learn.json").status == 0
+    vectors = learnt.vectors
     known = tmp_path / "known.txt"
     known.write_text("battle.move/fire  # said to fail\n")
     report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
@@ -366,10 +387,10 @@ def test_an_unexpected_pass_settled_by_the_memo_is_shown_whole(
 
 @pytest.mark.parametrize("content", [b"", b"garbage\n", b'{"format":1}\n'])
 def test_a_broken_memo_file_is_a_miss_and_written_anew(
-    vectors: Path, tmp_path: Path, own_cache: Path, content: bytes
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path, content: bytes
 ) -> None:
-    first = tmp_path / "first.json"
-    assert _run(vectors, first).status == 0
+    vectors, first, own_cache = learnt.vectors, learnt.report, learnt_cache
+    assert len(_memo_files(own_cache)) == 2  # (what is broken: both files' memos)
     for path in _memo_files(own_cache):
         path.write_bytes(content)
     second = tmp_path / "second.json"
@@ -395,15 +416,18 @@ def test_without_the_cache_nothing_is_remembered(
     assert not _memo_files(own_cache)
 
 
-def test_pins_and_claims_are_judged_in_full(vectors: Path, tmp_path: Path) -> None:
+def test_pins_and_claims_are_judged_in_full(
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
+) -> None:
     """A claimed run (runner/claims.py) neither uses nor learns the memo."""
-    assert _run(vectors, tmp_path / "learn.json").status == 0
-    before = {path: path.read_bytes() for path in _memo_files(tmp_path / "cache")}
+    vectors = learnt.vectors
+    assert _memo_files(learnt_cache)  # (the memo that must not change)
+    before = {path: path.read_bytes() for path in _memo_files(learnt_cache)}
     report = tmp_path / "report.json"
     done = _run(vectors, report, extra=("--fix", "battle.move:round_num=1"))
     assert done.status == 0, done.stdout + done.stderr
     assert json.loads(report.read_text())["attestation"]["claims"]["pinned"]
-    assert {path: path.read_bytes() for path in _memo_files(tmp_path / "cache")} == before
+    assert {path: path.read_bytes() for path in _memo_files(learnt_cache)} == before
 
 
 def test_a_file_sent_from_the_memo_that_changed_stops_the_run_in_one_line(
@@ -435,10 +459,9 @@ def test_a_file_sent_from_the_memo_that_changed_stops_the_run_in_one_line(
 
 
 def test_a_memo_file_nested_deep_is_a_miss_in_a_run(
-    vectors: Path, tmp_path: Path, own_cache: Path
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
 ) -> None:
-    first = tmp_path / "first.json"
-    assert _run(vectors, first).status == 0
+    vectors, first, own_cache = learnt.vectors, learnt.report, learnt_cache
     for path in _memo_files(own_cache):
         path.write_bytes(b"[" * 100_000 + b"\n")
     second = tmp_path / "second.json"
@@ -448,12 +471,12 @@ def test_a_memo_file_nested_deep_is_a_miss_in_a_run(
 
 
 def test_an_altered_request_line_stops_the_run_once_and_is_forgotten(
-    vectors: Path, tmp_path: Path, own_cache: Path
+    learnt: Learnt, learnt_cache: Path, tmp_path: Path
 ) -> None:
     """Two vectors' remembered requests swapped (a bit flip would do as well): the
     adapter answers another vector's input, the run stops in one line naming the memo
     file instead of failing the port, and the next run is whole again."""
-    assert _run(vectors, tmp_path / "learn.json").status == 0
+    vectors, own_cache = learnt.vectors, learnt_cache
     (target,) = [p for p in _memo_files(own_cache) if _holds(p, b'"battle.move/fire"')]
     raw = target.read_bytes()
     fire = raw[raw.index(b'{"id":"battle.move/fire"') :].split(b"\n", 1)[0]

@@ -11,7 +11,9 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 from support import (
@@ -22,6 +24,7 @@ from support import (
     PATIENCE,
     THREE,
     WATER,
+    Completed,
     check_reports,
     fairvec,
     misbehaving,
@@ -31,8 +34,6 @@ from support import (
 )
 
 PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
-
-
 
 
 # mode, the vector it hits, the statuses expected, words of the message the vector gets
@@ -55,11 +56,32 @@ CHARGED = [
 ]
 
 
+class SharedRun(NamedTuple):
+    folder: Path  # where its reports are (report.json, junit.xml)
+    done: Completed
+    report: dict[str, Any]  # (read only: other tests look at the same run)
+
+
+@pytest.fixture(scope="module")
+def shared_three(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], SharedRun]:
+    """run_three of the adapter in one mode, run once for the module's tests that look at
+    different things of the same run (a panic's charge and its stderr, say)."""
+    made: dict[str, SharedRun] = {}
+
+    def run(mode: str) -> SharedRun:
+        if mode not in made:
+            folder = tmp_path_factory.mktemp("three")
+            made[mode] = SharedRun(folder, *run_three(folder, mode))
+        return made[mode]
+
+    return run
+
+
 @pytest.mark.parametrize(("mode", "vector", "status", "message"), CHARGED)
 def test_each_misbehaviour_is_charged_to_its_vector_alone(
-    tmp_path: Path, mode: str, vector: str, status: str, message: str
+    shared_three: Callable[[str], SharedRun], mode: str, vector: str, status: str, message: str
 ) -> None:
-    done, report = run_three(tmp_path, f"{mode}:{vector}")
+    _folder, done, report = shared_three(f"{mode}:{vector}")
     assert statuses(report) == {**PASS3, vector: status}
     assert message in result_of(report, vector)["message"]
     assert done.status == (0 if status == "skip" else 1)
@@ -80,8 +102,8 @@ def test_a_line_over_the_cap_is_charged_and_cut(tmp_path: Path) -> None:
     assert done.status == 1
 
 
-def test_a_panic_is_shown_from_its_first_line(tmp_path: Path) -> None:
-    _done, report = run_three(tmp_path, f"panic:{GRASS}")
+def test_a_panic_is_shown_from_its_first_line(shared_three: Callable[[str], SharedRun]) -> None:
+    report = shared_three(f"panic:{GRASS}").report
     stderr = result_of(report, GRASS)["stderr"]
     assert stderr[0] == "thread 'main' panicked at src/main.rs:12:5:"
     assert stderr[1] == "attempt to subtract with overflow"
@@ -89,17 +111,21 @@ def test_a_panic_is_shown_from_its_first_line(tmp_path: Path) -> None:
     assert len(stderr) <= 40
 
 
-def test_a_traceback_is_shown_whole_not_only_its_tail(tmp_path: Path) -> None:
-    _done, report = run_three(tmp_path, f"raise:{GRASS}")
+def test_a_traceback_is_shown_whole_not_only_its_tail(
+    shared_three: Callable[[str], SharedRun],
+) -> None:
+    report = shared_three(f"raise:{GRASS}").report
     stderr = result_of(report, GRASS)["stderr"]
     assert stderr[0] == "Traceback (most recent call last):"
     assert stderr[-1] == "ValueError: the port gave up"
     assert not any(line.startswith("log line") for line in stderr)
 
 
-def test_ansi_and_control_characters_reach_junit_escaped(tmp_path: Path) -> None:
-    run_three(tmp_path, f"ansi-stderr:{GRASS}")  # check_reports parsed and validated it
-    xml = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+def test_ansi_and_control_characters_reach_junit_escaped(
+    shared_three: Callable[[str], SharedRun],
+) -> None:
+    folder = shared_three(f"ansi-stderr:{GRASS}").folder  # check_reports validated its XML
+    xml = (folder / "junit.xml").read_text(encoding="utf-8")
     assert "\x1b" not in xml and "\x00" not in xml
     assert "error: bad \\u0000 byte \\u0007 bell" in xml
 
@@ -270,4 +296,3 @@ def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
     assert status == 1
     assert "a line longer than 16777216 bytes" in result_of(report, FIRE)["message"]
     assert peak_kib < 150 * 1024, f"peak {peak_kib} KiB"
-

@@ -21,12 +21,13 @@ from support import (
     PATIENCE,
     TWO_DECLARED,
     Completed,
-    copied_families,
+    copied_files,
     fairvec,
+    learn_two,
     own_cache_fixture,  # noqa: F401  (a fixture, autouse)
     session_run,
     two_algorithm_run,
-    two_families_fixture,  # noqa: F401  (the vectors fixture)
+    two_files_fixture,  # noqa: F401  (the vectors fixture)
 )
 
 from fairvec.runner import process as process_module
@@ -95,23 +96,8 @@ class Learnt(NamedTuple):
 @pytest.fixture(scope="module")
 def learnt(tmp_path_factory: pytest.TempPathFactory) -> Learnt:
     """One run that passed, learnt once for the module's tests (each copies its memo)."""
-    folder = tmp_path_factory.mktemp("learnt")
-    vectors, cache, report = (
-        copied_families(folder, ("battle", "nardy")),
-        folder / "cache",
-        folder / "learn.json",
-    )
-    time.sleep(1.2)  # the files settle: the reruns know them by their remembered hashes
-    before = os.environ.get("FAIRVEC_CACHE_DIR")
-    os.environ["FAIRVEC_CACHE_DIR"] = str(cache)
-    try:
-        done = _run(vectors, report)
-    finally:
-        os.environ.pop("FAIRVEC_CACHE_DIR")
-        if before is not None:
-            os.environ["FAIRVEC_CACHE_DIR"] = before
-    assert done.status == 0, done.stdout + done.stderr
-    return Learnt(vectors, cache, _comparable(done, report))
+    learnt = learn_two(tmp_path_factory.mktemp("learnt"))
+    return Learnt(learnt.vectors, learnt.cache, _comparable(learnt.done, learnt.report))
 
 
 @pytest.mark.parametrize(
@@ -162,7 +148,7 @@ def test_a_smaller_line_cap_than_the_answers_remembered_is_applied(
 ) -> None:
     """--max-line-bytes below answers that passed before (stake.cards: a deck's 52 cards):
     they are too long, as in a run that remembers nothing (the file is not replayed)."""
-    vectors = copied_families(tmp_path, ("stake",))
+    vectors = copied_files(tmp_path, ("stake/cards.json",))
     time.sleep(1.2)
 
     def run(report: str, *extra: str) -> Completed:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MISBEHAVING, PATIENCE, copied_families, private_cache
+from support import MISBEHAVING, PATIENCE, copied_families, private_cache, seed_validations
 
 import fairvec.runner.run as run_module
 from fairvec.cli import main
@@ -34,7 +34,11 @@ ADAPTER = ["--", sys.executable, str(MISBEHAVING), "--algorithms", DECLARED]
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return private_cache(tmp_path, monkeypatch)
+    """A cache of the test's own, holding only the schema's verdicts on the files (what
+    is left unread is decided by the hashes and counts, learnt afresh by each test)."""
+    folder = private_cache(tmp_path, monkeypatch)
+    seed_validations(folder, ("battle", "nardy"))
+    return folder
 
 
 @pytest.fixture(scope="module")
