@@ -50,6 +50,7 @@ def analyses() -> dict[str, fast.TableAnalysis]:
     return {name: fast.analyze(fast.PAY_TABLES[name]) for name in TABLES}
 
 
+@pytest.mark.heavy  # the full analysis of every pay table
 @pytest.mark.parametrize("name", TABLES)
 def test_the_documents_table_comes_out_row_by_row(
     name: str, analyses: dict[str, fast.TableAnalysis]
@@ -70,6 +71,7 @@ def test_the_documents_table_comes_out_row_by_row(
         assert line in rendered.splitlines()
 
 
+@pytest.mark.heavy  # the full analysis of every pay table
 @pytest.mark.parametrize("name", TABLES)
 def test_no_tie_changes_the_documents_counts(
     name: str, analyses: dict[str, fast.TableAnalysis]
@@ -121,6 +123,7 @@ def brute_force(deal: list[int], held: tuple[int, ...], name: str) -> Counter[st
     )
 
 
+@pytest.mark.heavy  # brute force over the draws
 def test_the_references_counts_equal_brute_force() -> None:
     # every hold drawing at most three cards (brute force is slow beyond), on the document's
     # deal and on a deal with a pair, a flush draw and a straight draw
