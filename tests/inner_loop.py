@@ -16,7 +16,6 @@ no module drops out of the loop).
 
 from __future__ import annotations
 
-import dis
 import subprocess
 import sys
 import types
@@ -77,23 +76,33 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
             yield from _code_objects(constant)
 
 
-def _calls_a_starter(function: Any, starters: set[int], seen: set[int]) -> bool:
+def _calls_a_starter(function: Any, starters: set[int], known: dict[int, bool]) -> bool:
     """Whether ``function`` names a starter, directly or through a function of the tests'
-    own (its module's, support.py's) that it names."""
+    own (its module's, support.py's) that it names. ``known``: the answers so far, by
+    function (a helper shared by many tests is read once)."""
     function = getattr(function, "__func__", function)  # a fixture or a method
     while hasattr(function, "__wrapped__"):
         function = function.__wrapped__
-    if not isinstance(function, types.FunctionType) or id(function) in seen:
+    if not isinstance(function, types.FunctionType):
         return False
-    seen.add(id(function))
-    for code in _code_objects(function.__code__):
-        for thing in _named(code, function.__globals__):
-            if id(thing) in starters:
-                return True
-            if id(thing) in ENTRY_POINTS and PORT_COMMANDS.intersection(_constants(code)):
-                return True  # main(["run", ...]) in process
-            if _is_tests_own(thing, function) and _calls_a_starter(thing, starters, seen):
-                return True
+    if id(function) not in known:
+        known[id(function)] = False  # (while it is read: a helper calling itself)
+        known[id(function)] = any(
+            _starts(code, function, starters, known) for code in _code_objects(function.__code__)
+        )
+    return known[id(function)]
+
+
+def _starts(
+    code: types.CodeType, function: types.FunctionType, starters: set[int], known: dict[int, bool]
+) -> bool:
+    for thing in _named(code, function.__globals__):
+        if id(thing) in starters:
+            return True
+        if id(thing) in ENTRY_POINTS and PORT_COMMANDS.intersection(_constants(code)):
+            return True  # main(["run", ...]) in process
+        if _is_tests_own(thing, function) and _calls_a_starter(thing, starters, known):
+            return True
     return False
 
 
@@ -109,17 +118,15 @@ def _constants(code: types.CodeType) -> Iterator[Any]:
 
 def _named(code: types.CodeType, names: dict[str, Any]) -> Iterator[Any]:
     """What ``code`` names: its module's globals, and what it imports itself (``import
-    subprocess`` or ``from support import fairvec`` inside a test)."""
+    subprocess`` or ``from support import fairvec`` inside a test: the module's name and
+    the imported names are among the code's names)."""
     for name in code.co_names:
         if name in names:
             yield names[name]
-    module: Any = None
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "IMPORT_NAME":
-            module = sys.modules.get(str(instruction.argval))
+        module = sys.modules.get(name)
+        if module is not None:
             yield module
-        elif instruction.opname == "IMPORT_FROM" and module is not None:
-            yield getattr(module, str(instruction.argval), None)
+            yield from (getattr(module, other, None) for other in code.co_names)
 
 
 def _is_tests_own(thing: Any, caller: types.FunctionType) -> bool:
@@ -130,23 +137,21 @@ def _is_tests_own(thing: Any, caller: types.FunctionType) -> bool:
 
 def calls_a_port(function: Any) -> bool:
     """Whether ``function`` runs fairvec, a port or a program, itself or through a helper."""
-    return _calls_a_starter(function, _starters(), set())
+    return _calls_a_starter(function, _starters(), {})
 
 
-def runs_a_port(item: pytest.Item, starters: set[int] | None = None) -> bool:
+def runs_a_port(item: pytest.Item, starters: set[int], known: dict[int, bool]) -> bool:
     """Whether the test ``item`` runs fairvec, a port, a program or a pytest session: in its
     own code, in a helper it calls or in one of its fixtures."""
-    starters = _starters() if starters is None else starters
-    seen: set[int] = set()
     function = getattr(item, "function", None)
-    if function is not None and _calls_a_starter(function, starters, seen):
+    if function is not None and _calls_a_starter(function, starters, known):
         return True
     fixtures = getattr(item, "_fixtureinfo", None)
     for name in getattr(item, "fixturenames", ()):
         if name in RUNNING_FIXTURES:
             return True
         definitions = fixtures.name2fixturedefs.get(name, ()) if fixtures else ()
-        if any(_calls_a_starter(d.func, starters, seen) for d in definitions):
+        if any(_calls_a_starter(d.func, starters, known) for d in definitions):
             return True
     return False
 
@@ -179,13 +184,13 @@ KEPT_BY_MODULE: dict[str, bool] = {}
 def mark_heavy(items: list[pytest.Item]) -> None:
     """Add ``heavy`` to each test that runs a port and is not marked ``smoke``, and to the
     tests HEAVY_BY_NAME names; ``smoke`` to those SMOKE_BY_NAME names."""
-    starters = _starters()
+    starters, known = _starters(), dict[int, bool]()
     for item in items:
         name = _name(item)
         if name in SMOKE_BY_NAME:
             item.add_marker(pytest.mark.smoke)
         kept = item.get_closest_marker("smoke") is not None
-        if name in HEAVY_BY_NAME or (not kept and runs_a_port(item, starters)):
+        if name in HEAVY_BY_NAME or (not kept and runs_a_port(item, starters, known)):
             item.add_marker(pytest.mark.heavy)
         runs = item.get_closest_marker("heavy") is None
         KEPT_BY_MODULE[item.path.name] = KEPT_BY_MODULE.get(item.path.name, False) or runs
