@@ -214,7 +214,6 @@ def test_the_modules_are_found_through_the_room_links() -> None:
         )
 
 
-@pytest.mark.heavy  # every module of the package
 def test_function_level_and_dynamic_imports_are_read() -> None:
     """The reading itself: the generator imports a family by an f-string, the command line
     imports each command inside a function."""
@@ -272,7 +271,6 @@ def violations_r3() -> list[str]:
     ]
 
 
-@pytest.mark.heavy  # every module of the package
 @pytest.mark.parametrize(
     "rule", [violations_r1, violations_r2, violations_r3], ids=["R1-reference", "R2-runner",
                                                                  "R3-callers"]

@@ -42,7 +42,6 @@ def test_every_boundary_has_a_vector_on_each_side() -> None:
     assert not missing, "boundaries without a vector on a side:\n" + "\n".join(missing)
 
 
-@pytest.mark.heavy  # the whole catalogue
 def test_the_catalogue_is_large_and_holds_each_kind() -> None:
     boundaries = [b for spec, _vectors in catalogue() for b in spec_boundaries(spec)]
     kinds = {boundary.kind for boundary in boundaries}
