@@ -3,11 +3,13 @@ every commit) leaves to the test command, which runs every test.
 
 A test is ``heavy`` when it is marked so (it goes over a whole family's vectors, every
 algorithm or the suite; it walks chains or streams; it calls an outside tool or library),
-or when it *runs a port*: it runs ``fairvec`` (the command, or ``fairvec.cli.main`` in
-process), starts an adapter, a program or a pytest session of its own. Each such run costs
-from half a second to several seconds of CPU (a Python process importing the runner, an
-adapter importing the reference); the suite holds about 550 of them, which took the inner
-loop to seven minutes. Runs are found in the test's code, the code of the helpers of its
+or when it *runs a port*: it runs ``fairvec`` (the command, or ``fairvec run`` or ``fuzz``
+through ``fairvec.cli.main`` in process), a runner session (which starts its adapter), a
+program or a pytest session of its own. Each such run costs from half a second to several
+seconds of CPU (a Python process importing the runner, an adapter importing the reference);
+the suite holds over 600 such tests, which took the inner loop to seven minutes. A test
+that only names such a helper counts too (hold it in a tuple, which is not followed, to
+name it without running it). Runs are found in the test's code, the code of the helpers of its
 module and of support.py it calls, and its fixtures' (:func:`runs_a_port`), so a new test is
 sorted as it is written. A test marked ``smoke`` stays in the loop even though it runs a
 port: each module whose every test runs one keeps one (tests/test_inner_loop.py checks that
