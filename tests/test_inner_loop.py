@@ -76,6 +76,12 @@ def _imports_and_runs() -> None:
     run_port(["./port"], ["battle.move"])
 
 
+def _a_session(vectors: Path) -> None:
+    from support import session_run
+
+    session_run(vectors, ("battle.move",))
+
+
 def _computes() -> None:
     assert sum(range(10)) == 45
 
@@ -90,7 +96,14 @@ def _a_program() -> None:
 
 # Held in tuples, which the rule does not follow: the tests below only read these functions
 # (a test naming them itself would be sorted as one that runs a port).
-RUNS = (_named_directly, _a_program, _through_a_helper, _imports_and_runs, _runs_in_process)
+RUNS = (
+    _named_directly,
+    _a_program,
+    _through_a_helper,
+    _imports_and_runs,
+    _runs_in_process,
+    _a_session,
+)
 NOT_RUNS = (_lists_in_process, _computes)
 
 
