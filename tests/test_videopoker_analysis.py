@@ -90,6 +90,7 @@ def test_standard_weighting_totals_and_the_document_divisor() -> None:
     assert fast.DEAL_WEIGHT % fast.DOCUMENT_DIVISOR != 0
 
 
+@pytest.mark.heavy  # all 2,598,960 hands classified, 3,000 scored again
 def test_every_five_card_hand_is_classified_as_the_reference_scores_it() -> None:
     hands, classes = fast._hands()
     rng = np.random.default_rng(7)
@@ -101,6 +102,7 @@ def test_every_five_card_hand_is_classified_as_the_reference_scores_it() -> None
             assert table.rows[row][0] == vp.evaluate_hand(hand, name)["event"]
 
 
+@pytest.mark.heavy  # the readable reference enumerates every draw of 32 holds of 7 deals
 @pytest.mark.parametrize("name", TABLES)
 def test_fast_hold_values_equal_the_readable_references(name: str) -> None:
     deals = [*random_deals(5, seed=11), [49, 17, 46, 39, 40], [0, 13, 26, 39, 1]]
