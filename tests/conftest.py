@@ -6,12 +6,19 @@ import os
 from pathlib import Path
 
 import pytest
+from inner_loop import mark_heavy
 
 # fairvec run prints a progress line every 10 s when stderr is not a terminal (a CI log):
 # in tests it never is, and many compare stderr whole, so a run slowed past 10 s by a
 # loaded machine would fail them. The lines are tested with a short interval of their own
 # (tests/test_progress.py), which sets this itself.
 os.environ.setdefault("FAIRVEC_PROGRESS_SECONDS", "86400")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the markers added here
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The inner loop's rule (tests/inner_loop.py): every test that runs a port is heavy."""
+    mark_heavy(items)
 
 
 @pytest.fixture

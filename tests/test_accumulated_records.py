@@ -74,6 +74,7 @@ def test_bad_arguments_are_one_line(tmp_path: Path, arguments: list[str], said: 
     assert sorted(tmp_path.iterdir()) == before  # nothing left behind
 
 
+@pytest.mark.heavy  # every default stream
 def test_every_default_stream_has_several_blocks() -> None:
     """A checkpoint that hashed only its own block passed one-block streams (gap 5)."""
     for path in sorted((REPO / "vectors").glob("*/*.json")):

@@ -204,6 +204,7 @@ def test_crash_cents_are_the_reference_multiplier(edge: float) -> None:
         assert scaled == k and text == outcomes.money(outcomes.crash_cents(k, edge)), k
 
 
+@pytest.mark.heavy  # the whole casino.crash distribution
 def test_cashout_return_is_the_sum_over_winning_multipliers() -> None:
     dist = outcomes.casino_crash(outcomes.Options())
     for target in (101, 200, 1000):
@@ -220,6 +221,7 @@ def test_every_algorithm_has_an_analysis() -> None:
     assert tuple(outcomes.ANALYSES) == ALGORITHMS
 
 
+@pytest.mark.heavy  # every algorithm's analysis
 def test_the_verdicts_page_is_up_to_date() -> None:
     """Every row that does not need the video poker solver (`fairvec analyze verdicts
     --check` in tox checks those too) is in docs/verdicts.md exactly as computed now."""

@@ -367,6 +367,7 @@ def test_the_uncompressed_vector_is_the_signature_uncompressed() -> None:
     assert cases["uncompressed-signature"]["expected"] == {"error": "bad-signature"}
 
 
+@pytest.mark.heavy  # an outside BLS library over every vector
 def test_an_independent_bls_library_gives_every_vx_signature_and_verdict() -> None:
     """The reference signs and verifies with arkworks (Rust, through py-arkworks-bls12381);
     py_ecc (pure Python, the library the research file checked its values with) recomputes

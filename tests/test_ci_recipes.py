@@ -153,6 +153,7 @@ def test_the_shell_recipe_stops_before_the_run_when_the_tools_refuse(
     assert not (tmp_path / "fairvec-reports").exists()
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_the_shell_recipe_names_a_missing_setting(tmp_path: Path) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("FAIRVEC_")}
     done = gate(tmp_path, env, "fetch")

@@ -174,6 +174,7 @@ def test_draws_depend_only_on_seed_algorithm_and_index() -> None:
     assert chosen.draw("1", 5).input != chosen.draw("1", 6).input
 
 
+@pytest.mark.heavy  # 1,500 draws
 def test_text_fields_get_the_kinds_real_engines_send() -> None:
     seeds = [d.input.get("client_seed") for d in draws("casino.crash", 1500)]
     texts = [s for s in seeds if isinstance(s, str)]
@@ -193,6 +194,7 @@ def test_text_fields_get_the_kinds_real_engines_send() -> None:
     assert any(not isinstance(s, str) for s in seeds)  # and some of the wrong type
 
 
+@pytest.mark.heavy  # 1,500 draws
 def test_integers_reach_every_boundary_of_their_range() -> None:
     drawn = [d.input.get("cursor") for d in draws("casino.bytes", 1500)]
     cursors = {value for value in drawn if type(value) is int}  # True == 1 in Python
@@ -218,6 +220,7 @@ def _tie_cases() -> list[dict[str, Any]]:
     return [c for c in spec.data["cases"] if c["name"] in quirk["exercised_by"]]
 
 
+@pytest.mark.heavy  # draws for every algorithm
 @pytest.mark.parametrize("algorithm", ["battle.move", "nardy.rolls", "tenhou.game", "casino.mines"])
 def test_every_algorithm_gets_valid_and_invalid_inputs(algorithm: str) -> None:
     answers = [answer(d) for d in draws(algorithm, 300)]
@@ -227,6 +230,7 @@ def test_every_algorithm_gets_valid_and_invalid_inputs(algorithm: str) -> None:
     assert len(codes) >= 3, codes
 
 
+@pytest.mark.heavy  # draws for every algorithm
 def test_every_drawn_input_survives_the_yaml_it_is_reported_in() -> None:
     for algorithm in ("casino.crash", "tenhou.seat_order", "videopoker.hash", "nardy.rolls"):
         for drawn in draws(algorithm, 150):

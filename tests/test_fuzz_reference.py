@@ -159,6 +159,7 @@ def strict_integer_validator(schema: dict[str, Any]) -> Any:
     return cls(schema)
 
 
+@pytest.mark.heavy  # fuzz draws for every algorithm
 @pytest.mark.parametrize("algorithm_id", spec_ids())
 def test_compute_returns_a_valid_output_or_a_listed_code(algorithm_id: str) -> None:
     chance = random.Random(f"{SEED}:{algorithm_id}")

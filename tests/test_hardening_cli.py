@@ -247,6 +247,7 @@ def test_the_first_entry_in_file_order_lists_a_vector(tmp_path: Path) -> None:
     assert reasons[1] == "all" and reasons[2] == "all" and reasons[12] == "glob of ten"
 
 
+@pytest.mark.heavy  # 200,000 globs over 20,000 results
 def test_200000_globs_match_without_multiplying_by_the_suite(tmp_path: Path) -> None:
     listed = tmp_path / "known.txt"
     lines = [f"casino.mines/case-{n}?*  # r" for n in range(200_000)]

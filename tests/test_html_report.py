@@ -229,6 +229,7 @@ def test_the_page_shows_the_matrix_and_every_failure_safely(tmp_path: Path) -> N
     assert by_id[crash_id].startswith(f"ERROR {crash_id} [")
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_new_failures_are_shown_before_known_ones(tmp_path: Path) -> None:
     """More known failures in a cell than the page shows in full, and one new failure
     after them in vector order: the new one is shown, not counted among "... more"."""

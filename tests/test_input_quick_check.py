@@ -107,6 +107,7 @@ def inputs_of(algorithm_id: str, found: InputSchema) -> list[Any]:
     return inputs
 
 
+@pytest.mark.heavy  # every algorithm's vectors and draws
 @pytest.mark.parametrize("algorithm_id", spec_ids())
 def test_the_quick_check_never_accepts_what_jsonschema_rejects(algorithm_id: str) -> None:
     found = input_schema(algorithm_id, SPEC_ROOT)

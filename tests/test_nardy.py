@@ -231,6 +231,7 @@ def vectors() -> list[dict[str, Any]]:
     return load_vectors()
 
 
+@pytest.mark.heavy  # the family's 500-odd vectors
 def test_reference_passes_its_vectors(vectors: list[dict[str, Any]]) -> None:
     assert len(vectors) > 500
     assert failures(vectors) == []
@@ -299,6 +300,7 @@ WRONG_PORTS: dict[str, tuple[str, Callable[..., Any] | str]] = {
 }
 
 
+@pytest.mark.heavy  # the family's 500-odd vectors a wrong port
 @pytest.mark.parametrize("wrong", sorted(WRONG_PORTS))
 def test_vectors_catch_a_wrong_port(
     wrong: str, vectors: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch

@@ -182,6 +182,7 @@ def test_every_fault_kind_gets_the_reference_code_through_the_node_adapter() -> 
     assert not wrong, f"{len(wrong)} of {len(requests)} differ; first: {wrong[:3]}"
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_a_pay_table_named_like_an_object_property_is_unknown() -> None:
     """The name "constructor" passes the pattern; a lookup without Object.hasOwn found it."""
     given = {"paytable": "constructor"}

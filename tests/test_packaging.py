@@ -7,6 +7,7 @@ import tomllib
 from importlib.metadata import metadata
 from pathlib import Path
 
+import pytest
 from support import REPO
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
@@ -77,6 +78,7 @@ NOT_THE_SUITE = {
 COUNTED = re.compile(r"(\d[\d,]*) algorithms")
 
 
+@pytest.mark.heavy  # the suite
 def test_every_count_of_algorithms_the_docs_state_is_the_suites() -> None:
     """The docs said 77 algorithms while the runner counted 84 (issue 36): one count."""
     from fairvec.specs import load_specs

@@ -229,6 +229,7 @@ def test_built_twice_the_release_is_byte_identical_whatever_the_checkout(
         assert (tmp_path / "out" / name).read_bytes() == (release.folder / name).read_bytes(), name
 
 
+@pytest.mark.heavy  # builds and verifies a release of the whole suite
 def test_the_installed_suite_builds_and_verifies(
     tmp_path: Path, keys: tuple[SshKey, SshKey], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,6 +13,9 @@ from support import HANG, THREE
 
 from fairvec.runner.answer_memo import MEMO_FOLDER
 
+# the benchmark's whole runs, a process each: the inner loop leaves them to the test command
+pytestmark = pytest.mark.heavy
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run_phases.py"
 
 

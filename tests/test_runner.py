@@ -24,6 +24,7 @@ def result_of(report: dict[str, Any], vector_id: str) -> dict[str, Any]:
     return next(result for result in report["results"] if result["id"] == vector_id)
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_well_behaved_adapter_passes_and_exits_0(report_path: Path) -> None:
     done = fairvec("run", *THREE, "--json", report_path, *misbehaving())
     assert done.status == 0, done.stdout + done.stderr

@@ -334,6 +334,7 @@ def test_exclude_tag_leaves_tagged_vectors_out_and_the_suite_digest_covers_all(
     )  # fmt: skip
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_a_known_failures_line_with_two_ids_is_one_line_naming_it(tmp_path: Path) -> None:
     known = tmp_path / "known.txt"
     known.write_text(f"{WATER}\n{FIRE} {GRASS}  # two on a line\n", encoding="utf-8")

@@ -84,6 +84,7 @@ def committed_shapes() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     return found
 
 
+@pytest.mark.heavy  # every algorithm's shape vectors
 def test_every_algorithm_has_shape_vectors_each_one_change_from_a_valid_input() -> None:
     found = committed_shapes()
     algorithms = {f"{path.parent.name}.{path.stem}" for path in REPO.glob("vectors/*/*.json")}
@@ -99,6 +100,7 @@ def test_every_algorithm_has_shape_vectors_each_one_change_from_a_valid_input() 
         assert changed == {field}, (algorithm, shape["id"], changed)
 
 
+@pytest.mark.heavy  # every committed shape vector
 def test_the_expected_code_is_the_references_and_the_rules() -> None:
     for algorithm, shape, _base in committed_shapes():
         with pytest.raises(InvalidInput) as raised:

@@ -15,6 +15,7 @@ from fairvec.source_pages import MARKER, stale_pages
 from fairvec.specs import load_spec, load_specs, source_page
 
 
+@pytest.mark.heavy  # every cited source
 def test_every_cited_source_has_a_current_page() -> None:
     """Fails when a spec cites a source without a page, or a page misses (or misstates) a
     worked example, quirk or algorithm: `python -m fairvec.source_pages --write`."""

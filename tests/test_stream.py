@@ -46,6 +46,7 @@ def fairvec_command() -> list[str]:
     return FAIRVEC_COMMAND
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_casino_bytes_are_the_generators_cursor_after_cursor() -> None:
     raw = stream("casino.bytes", "--count", "48", "--input", "cursor=7", "--seed", "s")
     assert len(raw) == 48 * 4

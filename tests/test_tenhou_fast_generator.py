@@ -159,6 +159,7 @@ def test_each_committed_seed_seeds_the_same_generator() -> None:
         assert_same_generator(key, count=tenhou.SRC_WORDS * 2)
 
 
+@pytest.mark.heavy  # every committed input
 def test_nth_wall_is_the_transcription_on_the_committed_inputs() -> None:
     """hand_wall's and wall_tiles' inputs (hands up to 99), both wall sizes."""
     asked: dict[tuple[str, int], set[int]] = defaultdict(set)

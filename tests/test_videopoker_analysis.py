@@ -50,6 +50,7 @@ def analyses() -> dict[str, fast.TableAnalysis]:
     return {name: fast.analyze(fast.PAY_TABLES[name]) for name in TABLES}
 
 
+@pytest.mark.heavy  # the full analysis of every pay table
 @pytest.mark.parametrize("name", TABLES)
 def test_the_documents_table_comes_out_row_by_row(
     name: str, analyses: dict[str, fast.TableAnalysis]
@@ -70,6 +71,7 @@ def test_the_documents_table_comes_out_row_by_row(
         assert line in rendered.splitlines()
 
 
+@pytest.mark.heavy  # the full analysis of every pay table
 @pytest.mark.parametrize("name", TABLES)
 def test_no_tie_changes_the_documents_counts(
     name: str, analyses: dict[str, fast.TableAnalysis]
@@ -88,6 +90,7 @@ def test_standard_weighting_totals_and_the_document_divisor() -> None:
     assert fast.DEAL_WEIGHT % fast.DOCUMENT_DIVISOR != 0
 
 
+@pytest.mark.heavy  # all 2,598,960 hands classified, 3,000 scored again
 def test_every_five_card_hand_is_classified_as_the_reference_scores_it() -> None:
     hands, classes = fast._hands()
     rng = np.random.default_rng(7)
@@ -99,6 +102,7 @@ def test_every_five_card_hand_is_classified_as_the_reference_scores_it() -> None
             assert table.rows[row][0] == vp.evaluate_hand(hand, name)["event"]
 
 
+@pytest.mark.heavy  # the readable reference enumerates every draw of 32 holds of 7 deals
 @pytest.mark.parametrize("name", TABLES)
 def test_fast_hold_values_equal_the_readable_references(name: str) -> None:
     deals = [*random_deals(5, seed=11), [49, 17, 46, 39, 40], [0, 13, 26, 39, 1]]
@@ -121,6 +125,7 @@ def brute_force(deal: list[int], held: tuple[int, ...], name: str) -> Counter[st
     )
 
 
+@pytest.mark.heavy  # brute force over the draws
 def test_the_references_counts_equal_brute_force() -> None:
     # every hold drawing at most three cards (brute force is slow beyond), on the document's
     # deal and on a deal with a pair, a flush draw and a straight draw

@@ -14,6 +14,8 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
+import pytest
+
 from fairvec.reference import videopoker as vp
 
 DEALS = [
@@ -107,6 +109,7 @@ def test_small_draws_equal_every_draw_scored_one_by_one() -> None:
         assert vp.hold_counts(deal, held, paytable) == +drawn_one_by_one(deal, held, paytable)
 
 
+@pytest.mark.heavy  # every hold
 def test_every_hold_equals_the_count_before_issue_35() -> None:
     # the big draws too (up to 6,188 rank multisets, the discard-all hold's four flush
     # suits), on three deals: the royal draw, one suit throughout, a rank all dealt

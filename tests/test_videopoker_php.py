@@ -72,6 +72,7 @@ def test_as_printed_the_script_only_prints_itself() -> None:
     assert not any(line.startswith("Combined seed") for line in done.stdout.splitlines())
 
 
+@pytest.mark.smoke  # the module's run kept in the inner loop
 def test_worked_example_agrees_with_the_reference() -> None:
     php = parse(run_script(SERVER_SEED, CLIENT_SEED, NEXT_HASH))
     game = compute(
