@@ -16,7 +16,7 @@ Old and new run alternately, round after round, so that both meet the same load.
 
 With ``--main-job`` each measurement is instead the README's main job, ``fairvec run
 --bundled python`` (every fixed vector and every default-tier stream, -j as the machine's
-CPUs), from the tree named, with an empty vector cache and one fresh-stream seed for both:
+CPUs, or ``-j``), from the tree named, with an empty vector cache and one fresh-stream seed for both:
 the CPU of the runner and its adapter processes together (the runner's code is the same
 in both trees when only the reference changed, so the difference is the adapters').
 """
@@ -82,10 +82,10 @@ def measure(tree: Path, patterns: list[str]) -> tuple[float, dict[str, Any]]:
     return cpu, json.loads(done.stdout)
 
 
-def run_main_job(tree: Path) -> tuple[float, float, str]:
+def run_main_job(tree: Path, jobs: int | None) -> tuple[float, float, str]:
     """CPU seconds (runner and adapters), wall seconds and summary line of the main job."""
     command = [sys.executable, "-m", "fairvec", "run", "--bundled", "python", "--no-progress"]
-    command += ["--fresh-seed", "adapter-cpu"]
+    command += ["--fresh-seed", "adapter-cpu"] + (["-j", str(jobs)] if jobs else [])
     with tempfile.TemporaryDirectory() as cache:
         environment = {**os.environ, "PYTHONPATH": str(tree.resolve()), "FAIRVEC_CACHE_DIR": cache}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -98,11 +98,11 @@ def run_main_job(tree: Path) -> tuple[float, float, str]:
     return cpu, wall, f"exit {done.returncode}: {lines[-1] if lines else '(no summary)'}"
 
 
-def main_job_rounds(trees: list[tuple[str, Path]], rounds: int) -> None:
+def main_job_rounds(trees: list[tuple[str, Path]], rounds: int, jobs: int | None) -> None:
     print(f"{'round':>5s} {'tree':4s} {'CPU s':>7s} {'wall s':>7s}  result")
     for round_number in range(1, rounds + 1):
         for name, tree in trees:
-            cpu, wall, summary = run_main_job(tree)
+            cpu, wall, summary = run_main_job(tree, jobs)
             print(f"{round_number:5d} {name:4s} {cpu:7.2f} {wall:7.1f}  {summary}")
             sys.stdout.flush()
 
@@ -116,6 +116,9 @@ def main() -> None:
     parser.add_argument(
         "--main-job", action="store_true", help="time fairvec run --bundled python instead"
     )
+    parser.add_argument(
+        "-j", "--jobs", type=int, help="--main-job: fairvec run's -j (default: its own)"
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     patterns = arguments.algorithm or DEFAULT_ALGORITHMS
@@ -125,8 +128,9 @@ def main() -> None:
     trees = ([("old", arguments.old)] if arguments.old else []) + [("new", arguments.new)]
     load = Path("/proc/loadavg").read_text().split()[0]
     if arguments.main_job:
-        print(f"fairvec run --bundled python; python {sys.version.split()[0]}; load {load}")
-        main_job_rounds(trees, arguments.rounds)
+        jobs = f" -j {arguments.jobs}" if arguments.jobs else ""
+        print(f"fairvec run --bundled python{jobs}; python {sys.version.split()[0]}; load {load}")
+        main_job_rounds(trees, arguments.rounds, arguments.jobs)
         print(f"load {Path('/proc/loadavg').read_text().split()[0]} at the end")
         return
     print(f"algorithms {' '.join(patterns)}; python {sys.version.split()[0]}; load {load}")
