@@ -16,8 +16,8 @@ Old and new run alternately, round after round, so that both meet the same load.
 
 With ``--main-job`` each measurement is instead the README's main job, ``fairvec run
 --bundled python`` (every fixed vector and every default-tier stream, -j as the machine's
-CPUs, or ``-j``), from the tree named, with an empty vector cache and one fresh-stream seed for both:
-the CPU of the runner and its adapter processes together (the runner's code is the same
+CPUs, or ``-j``), from the tree named, with an empty vector cache and one fresh-stream seed
+for both: the CPU of the runner and its adapter processes together (the runner's code is the same
 in both trees when only the reference changed, so the difference is the adapters').
 """
 
