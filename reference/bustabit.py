@@ -34,7 +34,6 @@ source's order of operations (Python floats are the same doubles), never exactly
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 import hmac as hmac_module
 import math
@@ -257,11 +256,8 @@ def _steps(value: bytes, limit: int, rule: str, target: bytes | None) -> tuple[b
     sha256 = hashlib.sha256
     below, stop = LANDMARK_BELOW[rule], b"" if target is None else target  # b"": no hash
     if rule == "hex-text":
-        # hexlify(digest) is hexdigest().encode("ascii") (lower-case hex, as bytes) in one
-        # call instead of two: 5 to 10% of a step (benchmarks/adapter_cpu.py)
-        hex_bytes = binascii.hexlify
         for steps in range(1, limit + 1):
-            value = hex_bytes(sha256(value).digest())
+            value = sha256(value).hexdigest().encode("ascii")
             if value < below or value == stop:
                 return value, steps
         return value, limit
