@@ -82,28 +82,54 @@ def measure(tree: Path, patterns: list[str]) -> tuple[float, dict[str, Any]]:
     return cpu, json.loads(done.stdout)
 
 
-def run_main_job(tree: Path, jobs: int | None) -> tuple[float, float, str]:
-    """CPU seconds (runner and adapters), wall seconds and summary line of the main job."""
-    command = [sys.executable, "-m", "fairvec", "run", "--bundled", "python", "--no-progress"]
+# The bundled adapter's command (runner/arguments.py, bundled_adapter), each process writing
+# its own CPU seconds (user + sys) to ADAPTER_CPU_LOG as it exits.
+ADAPTER = """
+import atexit, os, resource, runpy
+def written():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.environ["ADAPTER_CPU_LOG"], "a") as log:
+        log.write(f"{used.ru_utime + used.ru_stime}\\n")
+atexit.register(written)
+runpy.run_module("fairvec.adapters.python", run_name="__main__", alter_sys=True)
+"""
+
+
+def run_main_job(tree: Path, jobs: int | None) -> tuple[float, list[float], float, str]:
+    """CPU seconds (runner and adapters; each adapter's), wall seconds and summary line of
+    the main job, the bundled Python adapter given as its command."""
+    command = [sys.executable, "-m", "fairvec", "run", "--no-progress"]
     command += ["--fresh-seed", "adapter-cpu"] + (["-j", str(jobs)] if jobs else [])
+    command += ["--", sys.executable, "-P", "-c", ADAPTER]
     with tempfile.TemporaryDirectory() as cache:
-        environment = {**os.environ, "PYTHONPATH": str(tree.resolve()), "FAIRVEC_CACHE_DIR": cache}
+        log = Path(cache) / "adapters.txt"
+        environment = {
+            **os.environ,
+            "PYTHONPATH": str(tree.resolve()),
+            "FAIRVEC_CACHE_DIR": cache,
+            "ADAPTER_CPU_LOG": str(log),
+        }
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        adapters = [float(line) for line in log.read_text().split()] if log.exists() else []
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if " passed, " in line]
-    return cpu, wall, f"exit {done.returncode}: {lines[-1] if lines else '(no summary)'}"
+    return cpu, adapters, wall, f"exit {done.returncode}: {lines[-1] if lines else '(no summary)'}"
 
 
 def main_job_rounds(trees: list[tuple[str, Path]], rounds: int, jobs: int | None) -> None:
-    print(f"{'round':>5s} {'tree':4s} {'CPU s':>7s} {'wall s':>7s}  result")
+    print(f"{'round':>5s} {'tree':4s} {'CPU s':>7s} {'adapters':>8s} {'wall s':>7s}  result")
     for round_number in range(1, rounds + 1):
         for name, tree in trees:
-            cpu, wall, summary = run_main_job(tree, jobs)
-            print(f"{round_number:5d} {name:4s} {cpu:7.2f} {wall:7.1f}  {summary}")
+            cpu, adapters, wall, summary = run_main_job(tree, jobs)
+            each = " + ".join(f"{seconds:.2f}" for seconds in adapters)
+            print(
+                f"{round_number:5d} {name:4s} {cpu:7.2f} {sum(adapters):8.2f} {wall:7.1f}  "
+                f"{summary} (adapters {each})"
+            )
             sys.stdout.flush()
 
 
