@@ -82,15 +82,24 @@ def measure(tree: Path, patterns: list[str]) -> tuple[float, dict[str, Any]]:
     return cpu, json.loads(done.stdout)
 
 
-# The bundled adapter's command (runner/arguments.py, bundled_adapter), each process writing
-# its own CPU seconds (user + sys) to ADAPTER_CPU_LOG as it exits.
+# The bundled adapter's command (runner/arguments.py, bundled_adapter), each process keeping
+# its own CPU seconds (user + sys) in a file of its own under ADAPTER_CPU_LOG: rewritten
+# every 0.2 s and at exit, as the runner kills an adapter that is not done a second after
+# its stdin closes (runner/process.py, stop), and a killed process runs no exit handler.
 ADAPTER = """
-import atexit, os, resource, runpy
+import atexit, os, resource, runpy, threading, time
+place = os.path.join(os.environ["ADAPTER_CPU_LOG"], str(os.getpid()))
 def written():
     used = resource.getrusage(resource.RUSAGE_SELF)
-    with open(os.environ["ADAPTER_CPU_LOG"], "a") as log:
-        log.write(f"{used.ru_utime + used.ru_stime}\\n")
+    with open(place + ".new", "w") as log:
+        log.write(str(used.ru_utime + used.ru_stime))
+    os.replace(place + ".new", place)
+def every_fifth_of_a_second():
+    while True:
+        written()
+        time.sleep(0.2)
 atexit.register(written)
+threading.Thread(target=every_fifth_of_a_second, daemon=True).start()
 runpy.run_module("fairvec.adapters.python", run_name="__main__", alter_sys=True)
 """
 
@@ -102,7 +111,8 @@ def run_main_job(tree: Path, jobs: int | None) -> tuple[float, list[float], floa
     command += ["--fresh-seed", "adapter-cpu"] + (["-j", str(jobs)] if jobs else [])
     command += ["--", sys.executable, "-P", "-c", ADAPTER]
     with tempfile.TemporaryDirectory() as cache:
-        log = Path(cache) / "adapters.txt"
+        log = Path(cache) / "adapters"
+        log.mkdir()
         environment = {
             **os.environ,
             "PYTHONPATH": str(tree.resolve()),
@@ -114,7 +124,7 @@ def run_main_job(tree: Path, jobs: int | None) -> tuple[float, list[float], floa
         done = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        adapters = [float(line) for line in log.read_text().split()] if log.exists() else []
+        adapters = [float(path.read_text()) for path in log.iterdir() if path.suffix != ".new"]
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if " passed, " in line]
     return cpu, adapters, wall, f"exit {done.returncode}: {lines[-1] if lines else '(no summary)'}"
