@@ -365,7 +365,7 @@ class RankMultiset(NamedTuple):
 
 
 # The draws from one deal's 47 unseen cards that bring one rank multiset, as a plain tuple
-# (code, ways, flush_suits) (a NamedTuple's constructor was a sixth of best_hold's time):
+# (code, ways, flush_suits) (a NamedTuple's constructor was a tenth of best_hold's time):
 # - code: the drawn ranks' ranks_code;
 # - ways: how many sets of unseen cards have these ranks;
 # - flush_suits: bit s set when the draw can be all of suit s: no rank twice, and the card
