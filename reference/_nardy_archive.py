@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import io
 import lzma
 import struct
@@ -168,7 +169,29 @@ def seven_zip_method(coders: list[dict[str, Any]]) -> tuple[bool, str, bool]:
 def open_seven_zip(data: bytes, password: str | None) -> Any:
     import py7zr  # the 'archive' extra
 
+    remember_seven_zip_keys()
     return py7zr.SevenZipFile(io.BytesIO(data), password=password)
+
+
+# py7zr derives the 7zAES key afresh at every open and every extract (py7zr 1.1
+# compressor.py, AESDecompressor, through helpers.calculate_key): SHA-256 over 2^19 copies
+# of salt + password + counter, built by a Python list comprehension, about 0.2 s of CPU a
+# time. That was nine tenths of nardy.archive's time: its 108 vectors derive the same two
+# keys 18 times (issue 35). The key is a function of its four arguments alone (password,
+# cycles, salt, digest name), so py7zr is handed the same function remembering its last
+# few keys: the keys, and so every answer, are unchanged (tests/test_nardy_archive_fast.py).
+KEYS_REMEMBERED = 16
+
+
+def remember_seven_zip_keys() -> None:
+    """Put the remembering key derivation in py7zr's compressor module, once per process.
+    A py7zr without that helper is left as it is (only slower)."""
+    import py7zr.compressor
+
+    derive = getattr(py7zr.compressor, "calculate_key", None)
+    if derive is not None and not hasattr(derive, "cache_info"):
+        remembering = functools.lru_cache(maxsize=KEYS_REMEMBERED)(derive)
+        setattr(py7zr.compressor, "calculate_key", remembering)  # noqa: B010 (not exported)
 
 
 # what py7zr and the decoders under it raise on bytes that are not what the header promised

@@ -11,7 +11,8 @@ brackets):
    mt19937ar (Matsumoto and Nishimura's reference C code) seeded once per game with
    ``init_by_array(key, 624)``. Transcribed line by line here; the walls run the same
    generator in C (CPython's random.Random, ``c_init_by_array``: section 2b says why that
-   is exact).
+   is exact), seeded from the seed bytes and hashing src as bytes (``c_seeded``,
+   ``hand_rnd``: steps 1 to 4 without unpacking the words and packing them again).
 3. ``hand_src`` [tenhou.game]: every hand of the game, in order, takes the next 288 outputs.
 4. ``hash_blocks``, ``rnd_words`` [tenhou.rnd]: nine SHA-512 digests of 128-byte slices of
    ``src`` (words laid out little-endian) read back as 144 little-endian words, ``rnd``.
@@ -261,6 +262,17 @@ def c_init_by_array(init_key: list[int]) -> random.Random:
     return generator
 
 
+def c_seeded(raw: bytes) -> random.Random:
+    """c_init_by_array(seed_words(raw)) without the words: the key's number (key_number) is
+    the seed bytes read little-endian, as word i is bytes 4i to 4i+3 read little-endian and
+    sits at bits 32i to 32i+31. Unpacking 624 words and packing them again was a sixth of a
+    tenhou.game case (tests/test_tenhou_bytes_fast.py holds the two equal)."""
+    number = int.from_bytes(raw, "little")
+    if max(1, (number.bit_length() + 31) // 32) == len(raw) // 4:
+        return random.Random(number)
+    return c_init_by_array(seed_words(raw))  # the last word 0: see c_init_by_array
+
+
 def c_outputs(generator: random.Random, count: int) -> bytes:
     """The next ``count`` genrand_int32 outputs, each as 4 little-endian bytes, in order.
 
@@ -293,10 +305,23 @@ def hash_blocks(src: list[int]) -> list[bytes]:
     with 32-bit words; the document's Python spells the same bytes out with
     ``to_bytes(4, byteorder='little')``.
     """
-    raw = memoryview(struct.pack(f"<{len(src)}I", *src))
+    return hash_src_bytes(struct.pack(f"<{len(src)}I", *src))
+
+
+def hash_src_bytes(raw: bytes) -> list[bytes]:
+    """hash_blocks of src given as its bytes, each word little-endian (as c_outputs gives it)."""
+    view = memoryview(raw)
     return [
-        hashlib.sha512(raw[i * BLOCK_BYTES : (i + 1) * BLOCK_BYTES]).digest() for i in range(BLOCKS)
+        hashlib.sha512(view[i * BLOCK_BYTES : (i + 1) * BLOCK_BYTES]).digest()
+        for i in range(BLOCKS)
     ]
+
+
+def hand_rnd(generator: random.Random) -> list[int]:
+    """rnd_words(hash_blocks(hand_src(generator))), the next hand's rnd, with src kept as the
+    bytes c_outputs gives: unpacking its 288 words and packing them again to hash them was
+    half of the time from generator to rnd (tests/test_tenhou_bytes_fast.py: the same rnd)."""
+    return rnd_words(hash_src_bytes(c_outputs(generator, SRC_WORDS)))
 
 
 def rnd_words(digests: list[bytes]) -> list[int]:
@@ -465,12 +490,12 @@ def game(seed: str, dealers: list[int], players: int = 4) -> Output:
         )
     for dealer in dealers:
         check_dealer(dealer, players)
-    generator = c_init_by_array(seed_words(decode_seed(seed)))
+    generator = c_seeded(decode_seed(seed))
     result: Output = {"dice": [], "dora_indicators": [], "haipai": [], "yama": []}
     for dealer in dealers:
-        hand_rnd = rnd_words(hash_blocks(hand_src(generator)))
-        yama = shuffle_wall(hand_rnd, size)
-        result["dice"].append(roll_dice(hand_rnd))
+        rnd = hand_rnd(generator)
+        yama = shuffle_wall(rnd, size)
+        result["dice"].append(roll_dice(rnd))
         result["dora_indicators"].append(yama[DORA_AT[0]])
         result["haipai"].append(deal_haipai(yama, dealer, players))
         result["yama"].append(yama)
@@ -551,9 +576,9 @@ def skip_hands(generator: random.Random, hand: int) -> None:
 def nth_wall(seed: str, hand: int, players: int) -> list[int]:
     """yama of hand ``hand`` (0-based, the log's INIT tags in order), as tenhou.game makes it."""
     size = check_players(players)
-    generator = c_init_by_array(seed_words(decode_seed(seed)))
+    generator = c_seeded(decode_seed(seed))
     skip_hands(generator, hand)
-    return shuffle_wall(rnd_words(hash_blocks(hand_src(generator))), size)
+    return shuffle_wall(hand_rnd(generator), size)
 
 
 @algorithm("tenhou.hand_wall")

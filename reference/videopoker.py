@@ -364,14 +364,13 @@ class RankMultiset(NamedTuple):
     distinct: bool  # no rank twice: the only draws that can make a flush
 
 
-class RankDraw(NamedTuple):
-    """The draws from one deal's 47 unseen cards that bring one rank multiset."""
-
-    code: int  # the drawn ranks' ranks_code
-    ways: int  # how many sets of unseen cards have these ranks
-    # bit s set when the draw can be all of suit s: no rank twice, and the card of suit s
-    # of every drawn rank unseen (so never a rank of a card kept in suit s either)
-    flush_suits: int
+# The draws from one deal's 47 unseen cards that bring one rank multiset, as a plain tuple
+# (code, ways, flush_suits) (a NamedTuple's constructor was a tenth of best_hold's time):
+# - code: the drawn ranks' ranks_code;
+# - ways: how many sets of unseen cards have these ranks;
+# - flush_suits: bit s set when the draw can be all of suit s: no rank twice, and the card
+#   of suit s of every drawn rank unseen (so never a rank of a card kept in suit s either).
+RankDraw = tuple[int, int, int]
 
 
 @functools.cache
@@ -401,10 +400,8 @@ def _unseen_draws(dealt: tuple[int, ...], size: int) -> list[RankDraw]:
     # choose[rank][n]: the ways to draw n of the unseen cards of rank; 0 where n is more
     # than there are, so a multiset that cannot be drawn has no ways
     choose = [[math.comb(count, n) for n in range(HAND_SIZE + 1)] for count in unseen]
-    # dealt_in_suit[s]: bit r set when the card of rank r and suit s was dealt
-    dealt_in_suit = [0] * len(SUITS)
-    for number in dealt:
-        dealt_in_suit[number // 13] |= 1 << (number % 13)
+    flush_suits_of = _flush_suits_by_dealt_ranks(dealt)
+    dealt_ranks = sum(1 << rank for rank in {number % 13 for number in dealt})
     draws = []
     for taken, code, rank_bits, distinct in _rank_multisets(size):
         ways = 1
@@ -412,13 +409,29 @@ def _unseen_draws(dealt: tuple[int, ...], size: int) -> list[RankDraw]:
             ways *= choose[rank][n]
         if not ways:
             continue
-        flush_suits = 0
-        if distinct:  # a rank drawn twice is two suits: never one suit
-            for suit, dealt_bits in enumerate(dealt_in_suit):
-                if not rank_bits & dealt_bits:
-                    flush_suits |= 1 << suit
-        draws.append(RankDraw(code, ways, flush_suits))
+        # a rank drawn twice is two suits: never one suit
+        flush_suits = flush_suits_of[rank_bits & dealt_ranks] if distinct else 0
+        draws.append((code, ways, flush_suits))
     return draws
+
+
+def _flush_suits_by_dealt_ranks(dealt: tuple[int, ...]) -> dict[int, int]:
+    """For each set of the dealt cards' ranks (bit r for rank r), the suits in which none of
+    those ranks was dealt: the suits a draw of distinct ranks meeting the dealt ranks in
+    that set can be all of. (The draw's other ranks were not dealt in any suit.) One lookup
+    a draw instead of a test a suit; at most 32 sets."""
+    # dealt_in_suit[s]: bit r set when the card of rank r and suit s was dealt
+    dealt_in_suit = [0] * len(SUITS)
+    for number in dealt:
+        dealt_in_suit[number // 13] |= 1 << (number % 13)
+    ranks = sorted({number % 13 for number in dealt})
+    suits_of = {}
+    for chosen in range(1 << len(ranks)):
+        rank_bits = sum(1 << rank for index, rank in enumerate(ranks) if chosen >> index & 1)
+        suits_of[rank_bits] = sum(
+            1 << suit for suit, dealt_bits in enumerate(dealt_in_suit) if not rank_bits & dealt_bits
+        )
+    return suits_of
 
 
 def _event_of_ranks(code: int, flush: bool, paytable: str) -> str:
@@ -472,6 +485,10 @@ def hold_counts(dealt: list[int], held: tuple[int, ...], paytable: str) -> Count
     # Counter (a subclass) does not take
     counts = dict.fromkeys(PAY_TABLES[paytable].pays, 0)
     draws = _unseen_draws(tuple(dealt), HAND_SIZE - len(kept))
+    if not flush_suits:  # kept cards of two suits: no draw is a flush (most holds of 2 to 4)
+        for code, ways, _draw_flush_suits in draws:
+            counts[plain_row[kept_code + code]] += ways
+        return +Counter(counts)
     for code, ways, draw_flush_suits in draws:
         # one draw of these ranks is a flush in each suit both allow
         flushes = (draw_flush_suits & flush_suits).bit_count()
