@@ -256,6 +256,7 @@ class Session:
         # runs of one algorithm's works, each replayed as a block where the memo can
         # (_replay_next), else sent as usual; shared like the queue (-j)
         self._runs: deque[list[Work]] = deque()
+        self._lane: SlowLane | None = None  # (-j) shared with the other sessions
         self._stop = threading.Event()
         self._closed = False
         self._starting: AdapterProcess | None = None
@@ -485,9 +486,8 @@ class Session:
         this session's queue, and sent the usual way)."""
         if self._stop.is_set() or self._pending:
             return [], None
-        try:
-            run = self._runs.popleft()  # atomic: sessions in other threads pull too
-        except IndexError:
+        run = self._next_run()
+        if run is None:
             return [], None
         assert self.memo is not None
         replay = self.memo.replay_of(run, self.hello.lone_surrogates)
@@ -496,6 +496,14 @@ class Session:
         if replay is None:
             self._pending.extend(run)
         return run, replay
+
+    def _next_run(self) -> list[Work] | None:
+        if self._lane is not None:
+            return self._lane.take(self._runs, self)
+        try:
+            return self._runs.popleft()
+        except IndexError:
+            return None
 
     def _replayed(
         self, works: list[Work], ids: list[str], sent_at: float, progress: list[tuple[int, float]]
@@ -882,11 +890,8 @@ class Session:
             self._finish(Result(work.vector, work.algorithm, "not-run", f"not run: {reason}"))
 
     def _runs_left(self) -> Iterator[Work]:
-        while True:
-            try:
-                yield from self._runs.popleft()
-            except IndexError:
-                return
+        while (run := self._next_run()) is not None:  # (-j: under the lane's lock)
+            yield from run
 
     def _next_shared(self) -> Work | None:
         try:
@@ -955,6 +960,40 @@ def runs_apart_from_slow(works: list[Work]) -> list[list[Work]]:
     return runs
 
 
+class SlowLane:
+    """How -j's sessions take the runs (the memo's path) so that the slow ones go to one
+    adapter while the others have ordinary runs to take. The slow vectors of a file share
+    work a port may remember (the reference's chain walks: a walk that reaches a stretch
+    walked before jumps it); split over two adapters, each walked the shared stretches
+    again: the bundled Python port's adapters took 70 s of CPU in the main job at -j 2, 59 s
+    at -j 1. So the session that takes a slow run walks the next ones too, and the others
+    take the first ordinary run behind them; once only slow runs are left, every session
+    takes them, so a port that shares nothing still walks them side by side at the end."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._walker: Session | None = None
+
+    def take(self, runs: deque[list[Work]], session: Session) -> list[Work] | None:
+        with self._lock:
+            if not runs:
+                return None
+            if _slow_run(runs[0]) and self._walker not in (None, session):
+                ordinary = next((at for at, run in enumerate(runs) if not _slow_run(run)), None)
+                if ordinary is not None:
+                    run = runs[ordinary]
+                    del runs[ordinary]
+                    return run
+            run = runs.popleft()
+            if _slow_run(run):
+                self._walker = session
+            return run
+
+
+def _slow_run(run: list[Work]) -> bool:
+    return is_slow(run[0])  # (runs_apart_from_slow: a slow vector is a run of its own)
+
+
 def jobs_for(requested: int, vectors: int) -> int:
     """How many adapters a run of ``vectors`` is worth: an adapter's start-up (about 0.1 s,
     see docs/benchmarks.md) is the time a fast adapter takes for a thousand vectors."""
@@ -994,6 +1033,7 @@ class ParallelSession:
         self._stop = threading.Event()
         self._queue: deque[Work] = deque()
         self._runs: deque[list[Work]] = deque()
+        self._lane = SlowLane()
         self._extra: list[Session | None] = [None] * (jobs - 1)
         self._starters = [
             threading.Thread(target=self._start_one, args=(command, options, index))
@@ -1049,6 +1089,7 @@ class ParallelSession:
     def _share(self, session: Session) -> Session:
         session._shared = self._queue
         session._runs = self._runs
+        session._lane = self._lane
         session._stop = self._stop
         return session
 

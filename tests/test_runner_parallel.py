@@ -17,6 +17,7 @@ from fairvec.runner.results import Result, Work
 from fairvec.runner.session import (
     MIN_VECTORS_PER_JOB,
     Session,
+    SlowLane,
     jobs_for,
     runs_apart_from_slow,
     with_skips_in_order,
@@ -159,6 +160,29 @@ def test_each_slow_vector_is_a_run_of_its_own_so_adapters_share_them() -> None:
     ]  # fmt: skip
     assert len(runs_apart_from_slow([_work(1), _work(2)])) == 1
     assert runs_apart_from_slow([]) == []
+
+
+def test_one_session_walks_the_slow_runs_while_another_has_ordinary_ones() -> None:
+    """The memo's path (-j): the slow runs of a file (chain walks sharing stretches a port
+    may remember) go to the session that took the first of them; the others take the
+    ordinary runs behind them, and the slow ones too once nothing else is left."""
+    runs = deque(runs_apart_from_slow(
+        [_work(1), _work(2, "slow"), _work(3, "slow"), _work(4), _work(5, "slow"), _work(6, "slow")]
+    ))  # fmt: skip
+    lane = SlowLane()
+    walker, other = cast(Session, object()), cast(Session, object())
+
+    def took(session: Session) -> list[str]:
+        run = lane.take(runs, session)
+        return [] if run is None else [work.vector["id"] for work in run]
+
+    assert took(other) == ["a/1"]
+    assert took(walker) == ["a/2"]  # the first slow run: this session walks them now
+    assert took(other) == ["a/4"]  # not a/3: the ordinary run behind it
+    assert took(walker) == ["a/3"]
+    assert took(walker) == ["a/5"]
+    assert took(other) == ["a/6"]  # only slow runs left: taken by any session
+    assert took(other) == [] and took(walker) == []
 
 
 def _sharing(shared: deque[Work]) -> Session:
