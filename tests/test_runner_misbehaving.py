@@ -22,6 +22,7 @@ from support import (
     GRASS,
     HANG,
     PATIENCE,
+    ROOMY,
     THREE,
     WATER,
     Completed,
@@ -253,12 +254,16 @@ def test_a_signal_to_fairvec_leaves_nothing_running(
     tmp_path: Path, sent: signal.Signals, status: int
 ) -> None:
     pids = tmp_path / "pids"
-    command = [FAIRVEC, "run", *THREE, *misbehaving("--pids", str(pids), f"grandchildren:{FIRE}")]
+    # ROOMY: the hang must outlast the signal. At the default 10 s, counted from the
+    # request, an adapter slow to start on a loaded machine left the runner seconds to
+    # charge the hang and finish (status 1, nothing on stderr) before the signal came.
+    hanging = misbehaving("--pids", str(pids), f"grandchildren:{FIRE}")
+    command = [FAIRVEC, "run", *THREE, *ROOMY, *hanging]
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     found = recorded(pids, 3)
     runner.send_signal(sent)
-    _out, err = runner.communicate(timeout=HANG)
-    assert runner.returncode == status, err
+    out, err = runner.communicate(timeout=HANG)
+    assert runner.returncode == status, out + err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     deadline = time.monotonic() + PATIENCE  # orphans re-parented to init are reaped by it
     while [pid for pid in found if alive(pid)] and time.monotonic() < deadline:
