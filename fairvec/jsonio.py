@@ -183,7 +183,26 @@ def orjson_agrees(data: bytes, value: Any) -> bool:
         other = _orjson_loads(data)
     except ValueError:
         return False
-    return canonical(other) == canonical(value)
+    return same_canonical(other, value)
+
+
+def same_canonical(one: Any, other: Any) -> bool:
+    """``canonical(one) == canonical(other)`` (the same JSON text, types included: 1 is not
+    1.0), settled at C speed where it can be: Python's == is laxer than the texts (1 == 1.0),
+    so a difference it finds is one of the texts; orjson's sorted text is canonical too (a
+    value has one), so equal values have equal texts. json's canonical text is left for
+    what orjson cannot write (a lone surrogate, a huge integer). json's texts of a vector
+    file's two readings took 1.4 s of a first run's start (issue 35)."""
+    if not _orjson_tried:
+        _load_orjson()
+    if one != other:
+        return False
+    if _orjson_sorted is not None:
+        try:
+            return _orjson_sorted(one) == _orjson_sorted(other)
+        except TypeError:  # a lone surrogate or a huge integer
+            pass
+    return canonical(one) == canonical(other)
 
 
 def read_json(path: Path, what: str, limit: int = VECTOR_FILE_LIMIT) -> Any:

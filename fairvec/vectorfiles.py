@@ -57,6 +57,7 @@ from fairvec.jsonio import (
     digest,
     orjson_agrees,
     parse_json,
+    same_canonical,
     trusted_loads,
     write_atomically,
 )
@@ -646,9 +647,25 @@ def _how_to_read(raw: bytes, data: Any) -> str:
     if orjson_agrees(raw, data):
         return _FAST
     by_lines = _lines_loads(raw)
-    if by_lines is not None and canonical(by_lines) == canonical(data):
+    if by_lines is not None and _same_file(by_lines, data):
         return _LINES
     return _PLAIN
+
+
+def _same_file(one: Any, other: Any) -> bool:
+    """Whether two readings of a vector file are the same JSON text: header, then vector by
+    vector, so that the few vectors orjson cannot write (a lone surrogate in an input)
+    cost json's text of themselves, not of the whole file."""
+    if type(one) is not dict or type(other) is not dict or one.keys() != other.keys():
+        return False
+    vectors, others = one.get("vectors"), other.get("vectors")
+    if type(vectors) is not list or type(others) is not list or len(vectors) != len(others):
+        return same_canonical(one, other)
+    header = {key: value for key, value in one.items() if key != "vectors"}
+    header_too = {key: value for key, value in other.items() if key != "vectors"}
+    return same_canonical(header, header_too) and all(
+        same_canonical(vector, twin) for vector, twin in zip(vectors, others, strict=True)
+    )
 
 
 def _known_loads(raw: bytes, how: str) -> Any:

@@ -530,3 +530,34 @@ def test_a_file_laid_out_otherwise_is_read_by_json(change: tuple[bytes, bytes]) 
     how = _how_to_read(raw, json.loads(raw))
     assert how == "json"
     assert canonical(_known_loads(raw, how)) == canonical(json.loads(raw))
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ({"a": 1, "b": [1.5, "x"]}, {"b": [1.5, "x"], "a": 1}, True),  # keys in another order
+        ({"a": 1}, {"a": 1.0}, False),  # Python's == says equal; the texts differ
+        ({"a": True}, {"a": 1}, False),
+        ({"a": -0.0}, {"a": 0.0}, False),
+        ({"a": "\ud800"}, {"a": "\ud800"}, True),  # orjson cannot write it: json's text decides
+        ({"a": "\ud800", "b": 1}, {"a": "\ud800", "b": 1.0}, False),
+        ({"a": 2**70}, {"a": 2**70}, True),  # nor a huge integer
+        ({"a": 2**70}, {"a": float(2**70)}, False),
+    ],
+)
+def test_two_readings_are_the_same_only_as_the_same_canonical_text(
+    one: Any, other: Any, same: bool
+) -> None:
+    """The first run's check that orjson read a vector file as json did (vectorfiles.
+    _same_file, jsonio.same_canonical) agrees with comparing json's canonical texts, whole
+    and vector by vector: the type of a number is part of the value."""
+    from fairvec.jsonio import canonical, same_canonical
+    from fairvec.vectorfiles import _same_file
+
+    assert (canonical(one) == canonical(other)) is same
+    assert same_canonical(one, other) is same
+    header = {"algorithm": "battle.move"}
+    by_vectors = ({**header, "vectors": [one, one]}, {**header, "vectors": [one, other]})
+    by_header = ({**header, "x": one, "vectors": []}, {**header, "x": other, "vectors": []})
+    assert _same_file(*by_vectors) is same
+    assert _same_file(*by_header) is same
