@@ -70,6 +70,7 @@ from fairvec.jsonio import compact_ascii, trusted_loads
 from fairvec.regular_files import read_regular, replace_with
 from fairvec.runner.protocol import SURROGATE_ENCODINGS, marked_request_bytes, request_bytes
 from fairvec.runner.results import ALGORITHM
+from fairvec.runner.threads import join_awake
 from fairvec.vectorfiles import read_as_hashed
 
 if TYPE_CHECKING:
@@ -535,8 +536,7 @@ class _Checker:
     def finish(self) -> None:
         self._queue.append(None)  # the end
         self._wake.release()
-        while self._thread.is_alive():  # waking now and then: Ctrl-C is still handled
-            self._thread.join(0.1)
+        join_awake(self._thread)
         if self._error is not None:
             raise self._error
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fairvec.runner.accumulated_run import Accumulated
+from fairvec.runner.threads import join_awake
 
 if TYPE_CHECKING:
     from fairvec.data_model import AccumulatedVector
@@ -176,8 +177,7 @@ class InBackground:
             self._error = error
 
     def result(self) -> tuple[list[Accumulated], FreshStreamPlan | None]:
-        while self._thread.is_alive():  # waking now and then: signals reach the main thread
-            self._thread.join(0.1)
+        join_awake(self._thread)
         if self._error is not None:
             raise self._error
         assert self._made is not None

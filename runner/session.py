@@ -63,6 +63,7 @@ from fairvec.runner.protocol import (
     request_bytes,
 )
 from fairvec.runner.results import ALGORITHM, VECTOR, Result, Work, not_declared
+from fairvec.runner.threads import join_awake
 
 if TYPE_CHECKING:  # types only: loading fairvec.data_model costs 2 ms of start-up
     from fairvec.data_model import Vector
@@ -944,7 +945,9 @@ def runs_apart_from_slow(works: list[Work]) -> list[list[Work]]:
     """One algorithm's works as runs, each slow one a run of its own: a session takes a run
     whole (-j), so a run holding every chain walk of a file would leave one adapter walking
     them one after the other (bustabit.chain_position: 26 s of a 74 s main job) while the
-    others idle. The works keep their order; only the cuts are new."""
+    others idle; and a run of its own is what SlowLane hands to the session already walking,
+    with the ordinary runs behind it left to the others. The works keep their order; only
+    the cuts are new."""
     runs: list[list[Work]] = []
     stretch: list[Work] = []
     for work in works:
@@ -1048,7 +1051,7 @@ class ParallelSession:
         except BaseException:  # the run's own start failed: leave no instance behind
             self._stop.set()
             for starter in self._starters:
-                _join(starter)
+                join_awake(starter)
             self._close_extra()
             raise
         self.sessions = [self.first]
@@ -1067,7 +1070,7 @@ class ParallelSession:
 
     def _joined(self, at: int) -> Session | None:
         """Extra session ``at`` once it has greeted, if it did, alike (else left out)."""
-        _join(self._starters[at])
+        join_awake(self._starters[at])
         session = self._extra[at]
         if session is None or self._stop.is_set():
             return None
@@ -1138,7 +1141,7 @@ class ParallelSession:
             worker.start()
         self._drive_here(self.first)
         for worker in workers:
-            _join(worker)
+            join_awake(worker)
         if failures:
             raise failures[0]
         ran = [result for session in self.sessions for result in session._results]
@@ -1168,9 +1171,3 @@ class ParallelSession:
 
 
 AnySession = Session | ParallelSession  # what fairvec run drives: -j 1, or more
-
-
-def _join(thread: threading.Thread) -> None:
-    """Join, waking now and then so that the main thread still handles signals."""
-    while thread.is_alive():
-        thread.join(0.1)
