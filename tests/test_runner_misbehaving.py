@@ -251,9 +251,12 @@ def test_fuzz_leaves_no_escaped_grandchild_running(tmp_path: Path) -> None:
 def _signals_as_a_shell_gives_them() -> None:
     """In the child, before fairvec starts: SIGINT's default action, not blocked. A process
     keeps an ignored or blocked SIGINT across exec, and Python then never raises
-    KeyboardInterrupt: in CI an xdist worker once started fairvec so, and the run went on
-    for its whole 300 s (status 0) with the SIGINT never acted on. Which test leaves a
-    worker so is not found; fairvec is right to keep what its parent gave it."""
+    KeyboardInterrupt: in CI the run went on for its whole 300 s (status 0) with the SIGINT
+    never acted on. One way to get there, shown with fairvec itself: a shell without job
+    control starts a command put in the background (``bash -c 'fairvec run ... &'``) with
+    SIGINT and SIGQUIT ignored (POSIX, for asynchronous lists; /proc/PID/status shows
+    SigIgn 6), and Ctrl-C's signal then leaves the run going. fairvec is right to keep what
+    its parent gave it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
