@@ -437,7 +437,11 @@ TWO_DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
 
 
 def two_algorithm_run(
-    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = (), timeout: float = HANG
+    vectors: Path,
+    report: Path,
+    *modes: str,
+    extra: tuple[str, ...] = (),
+    timeout: float = _NOT_GIVEN,
 ) -> Completed:
     """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
     return fairvec(
