@@ -21,6 +21,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mark_heavy(items)
 
 
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures, a module's among them
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """support.fairvec calls fairvec in process unless the test is marked own_process."""
+    import support
+
+    support.IN_PROCESS["allowed"] = item.get_closest_marker("own_process") is None
+
+
 @pytest.fixture
 def report_path(tmp_path: Path) -> Path:
     return tmp_path / "report.json"

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import atexit
 import functools
+import io
 import json
+import locale
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import traceback
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -75,22 +81,160 @@ class Completed:
         return data
 
 
+# Whether support.fairvec may call fairvec's CLI in this process (see fairvec): off for the
+# test running now when it is marked own_process (tests/conftest.py sets this per test).
+IN_PROCESS = {"allowed": True}
+# FAIRVEC_IN_PROCESS=0: every call starts the command, as before (to compare the two ways).
+IN_PROCESS_OFF = os.environ.get("FAIRVEC_IN_PROCESS") == "0"
+# The environment fairvec starts with here: an in-process call sees the test's changes to
+# it only through the variables fairvec reads afresh on each call (the cache folder, the
+# progress interval); any other change (FAIRVEC_NO_ORJSON, read once a process; a locale;
+# PATH) gets a process of its own, as a user's command would.
+START_ENVIRONMENT = dict(os.environ)
+READ_EACH_CALL = frozenset({"FAIRVEC_CACHE_DIR", "FAIRVEC_NO_CACHE", "FAIRVEC_PROGRESS_SECONDS"})
+PYTESTS_OWN = frozenset({"PYTEST_CURRENT_TEST"})  # set by pytest for each test, unread
+# The signals fairvec sets handlers for (errors.stopping_signals_raise, the atomic writes'
+# deferral), restored after an in-process call whatever it left.
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE)
+_NOT_GIVEN = -1.0  # fairvec's timeout when the caller gives none
+
+
 def fairvec(
-    *arguments: str | Path, timeout: float = HANG, preexec: Callable[[], None] | None = None
+    *arguments: str | Path,
+    timeout: float = _NOT_GIVEN,
+    preexec: Callable[[], None] | None = None,
 ) -> Completed:
-    """The installed console script (``python -m fairvec`` where there is none), run outside
-    the checkout (so installed package data is what it finds); pass --root REPO where the
-    repository is meant. ``preexec`` runs in
-    the child before fairvec starts (to lower a resource limit, say)."""
+    """``fairvec ARGUMENTS`` from a folder outside the checkout (so installed package data is
+    what it finds); pass --root REPO where the repository is meant.
+
+    In this process where nothing calls for a process of its own: fairvec's CLI (cli.main,
+    the command's entry) with stdout and stderr captured, the exit status from its return or
+    SystemExit, the cwd, signal handlers and fairvec's in-memory caches as a fresh process
+    has them. A process start costs 0.25 s of CPU (the interpreter, fairvec's imports), the
+    call in process next to nothing: there were 470 such calls in the tests.
+
+    The installed console script (``python -m fairvec`` where there is none) instead when:
+    ``preexec`` is given (it runs in the child before fairvec starts: to lower a resource
+    limit, say); ``timeout`` is given (the caller expects a hang to be possible: a process
+    can be killed, a call cannot); the test is marked ``own_process`` (it sends signals,
+    kills fairvec, looks at its exit); the environment differs from this process's start
+    (but for READ_EACH_CALL); FAIRVEC_UNDER_TEST names another command."""
+    if (
+        preexec is None
+        and timeout == _NOT_GIVEN
+        and IN_PROCESS["allowed"]
+        and not IN_PROCESS_OFF
+        and not os.environ.get("FAIRVEC_UNDER_TEST")
+        and _environment_as_at_start()
+    ):
+        return _in_process(arguments)
     done = subprocess.run(
         [*FAIRVEC_COMMAND, *map(str, arguments)],
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=HANG if timeout == _NOT_GIVEN else timeout,
         cwd=tempfile.gettempdir(),
         preexec_fn=preexec,
     )
     return Completed(done.returncode, done.stdout, done.stderr)
+
+
+def _environment_as_at_start() -> bool:
+    names = (set(os.environ) | set(START_ENVIRONMENT)) - READ_EACH_CALL - PYTESTS_OWN
+    return all(os.environ.get(name) == START_ENVIRONMENT.get(name) for name in names)
+
+
+def _in_process(arguments: tuple[str | Path, ...]) -> Completed:
+    """fairvec's CLI called here, as the console script would run it (see fairvec)."""
+    from fairvec import cli
+
+    out, err = _captured("strict"), _captured("backslashreplace")  # as a pipe's streams
+    folder, handlers = os.getcwd(), {number: signal.getsignal(number) for number in HANDLED_SIGNALS}
+    _clear_fairvec_caches()
+    os.chdir(tempfile.gettempdir())
+    try:
+        with redirect_stdout(out), redirect_stderr(err), _warnings_as_a_process_shows_them():
+            try:
+                status = cli.main([str(argument) for argument in arguments])
+            except SystemExit as stop:  # argparse's usage errors, --help, --version
+                status = _exit_status(stop.code)
+            except Exception:  # as the interpreter ends a process on one: traceback, 1
+                traceback.print_exc()
+                status = 1
+    finally:
+        os.chdir(folder)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    return Completed(status, _text(out), _text(err))
+
+
+def _captured(errors: str) -> io.TextIOWrapper:
+    """A stream as Python makes stdout or stderr on a pipe (``errors`` theirs): text over
+    bytes, since fairvec writes some output to the bytes underneath (sys.stdout.buffer)."""
+    encoding = locale.getpreferredencoding(False)
+    return io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors=errors)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    """What subprocess.run(text=True) reads from the pipe: decoded, universal newlines."""
+    stream.flush()
+    assert isinstance(stream.buffer, io.BytesIO)
+    text = stream.buffer.getvalue().decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _exit_status(code: object) -> int:
+    """The status the interpreter exits with on SystemExit(code), printing as it does."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+@contextmanager
+def _warnings_as_a_process_shows_them() -> Iterator[None]:
+    """Python's default warning filters, each warning written to (the captured) stderr: as
+    a process of its own would show them, where pytest records them instead."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        for action, category in DEFAULT_WARNING_FILTERS:
+            warnings.simplefilter(action, category)  # type: ignore[arg-type]
+
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: Any = None,
+            line: str | None = None,
+        ) -> None:
+            sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+        warnings.showwarning = show
+        yield
+
+
+# Python's default filters (those not about __main__), last one first as filterwarnings
+# adds them.
+DEFAULT_WARNING_FILTERS = (
+    ("ignore", ResourceWarning),
+    ("ignore", ImportWarning),
+    ("ignore", PendingDeprecationWarning),
+    ("ignore", DeprecationWarning),
+)
+
+
+def _clear_fairvec_caches() -> None:
+    """Empty every functools cache of fairvec's modules, as a new process has them: a test
+    may rewrite a file at a path a cache keys by (a spec, a vector file)."""
+    for name, module in list(sys.modules.items()):
+        if name == "fairvec" or name.startswith("fairvec."):
+            for value in list(vars(module).values()):
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear) and getattr(value, "__module__", None) == name:
+                    clear()
 
 
 def misbehaving(*modes: str) -> list[str]:
@@ -293,7 +437,11 @@ TWO_DECLARED = json.dumps({"battle.move": [], "nardy.cuts": []})
 
 
 def two_algorithm_run(
-    vectors: Path, report: Path, *modes: str, extra: tuple[str, ...] = (), timeout: float = HANG
+    vectors: Path,
+    report: Path,
+    *modes: str,
+    extra: tuple[str, ...] = (),
+    timeout: float = _NOT_GIVEN,
 ) -> Completed:
     """``fairvec run`` of the two algorithms TWO_DECLARED names, the adapter told ``modes``."""
     return fairvec(

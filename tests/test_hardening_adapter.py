@@ -286,6 +286,7 @@ def test_crashes_still_stop_the_run(tmp_path: Path) -> None:
 # -- 6: a hello naming too many algorithms -------------------------------------------------
 
 
+@pytest.mark.own_process  # its CPU bound counts fairvec's: a child's, not this process's
 def test_a_hello_naming_too_many_algorithms_is_refused_quickly(tmp_path: Path) -> None:
     """Refused as soon as the count passes the bound, not after indexing 100,000 names:
     bounded in CPU seconds (about 1 s quiet, fairvec and the adapter together), which a

@@ -230,6 +230,7 @@ def deep() -> str:
     ],
     ids=["billion-laughs", "million-times-thousand", "20000-deep"],
 )
+@pytest.mark.own_process  # its CPU bound counts fairvec's: a child's, not this process's
 def test_a_yaml_bomb_in_a_spec_file_is_refused_fast(
     repo: Path, bomb: Callable[[], str], says: str
 ) -> None:

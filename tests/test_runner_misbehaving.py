@@ -41,7 +41,9 @@ PASS3 = {FIRE: "pass", GRASS: "pass", WATER: "pass"}
 CHARGED = [
     ("unsupported-false", GRASS, "error", "unsupported: True was expected"),
     ("unsupported-null", GRASS, "error", "unsupported: True was expected"),
-    ("deep-stdout", GRASS, "error", "nested too deeply"),
+    # how deep json reads before giving up depends on the stack under it: the command's
+    # own, not a pytest worker's (in process, json stops elsewhere with another message)
+    pytest.param("deep-stdout", GRASS, "error", "nested too deeply", marks=pytest.mark.own_process),
     ("later-id", FIRE, "error", "answered with id 'battle.move/grass', a later request's"),
     ("duplicate", GRASS, "error", "answered more than once (the first answer: pass)"),
     ("duplicate", WATER, "error", "answered more than once (the first answer: pass)"),

@@ -84,6 +84,9 @@ def test_a_vector_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     one_line_exit_2(done, "move.json:2: a vector file is not UTF-8 text (byte 0xe9")
 
 
+# own_process: how deep a file's nesting the readers reach depends on the stack under them,
+# the command's own (in a pytest worker, 100,000 levels overflowed the C stack: a crash)
+@pytest.mark.own_process
 @pytest.mark.parametrize("depth", [100, 100_000])
 def test_a_deeply_nested_vector_file_is_named(tmp_path: Path, depth: int) -> None:
     root = vector_folder(tmp_path, b"[" * depth + b"]" * depth)
