@@ -86,6 +86,13 @@ def parser() -> argparse.ArgumentParser:
         "(parts made with run --mutant after the first verdicts); implies --mixed-sources",
     )
     merge.add_argument(
+        "--judged-again",
+        action="store_true",
+        help="a file a later part judged whole (every shard, not --mutant) loses the earlier "
+        "parts' verdicts, judged_at and partial entries (its keys were renumbered by an "
+        "edit); implies --mixed-sources",
+    )
+    merge.add_argument(
         "--mixed-sources",
         action="store_true",
         help="accept parts judged at other code or vectors (the report says which files "
@@ -210,8 +217,9 @@ def merge_command(arguments: argparse.Namespace) -> int:
     merged = report.merge(
         reports,
         allow_partial=arguments.allow_partial,
-        mixed_sources=arguments.mixed_sources or arguments.rejudged,
+        mixed_sources=arguments.mixed_sources or arguments.rejudged or arguments.judged_again,
         rejudged=arguments.rejudged,
+        judged_again=arguments.judged_again,
     )
     return write_outputs(merged, arguments)
 

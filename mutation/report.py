@@ -105,6 +105,7 @@ def merge(
     allow_partial: bool = False,
     mixed_sources: bool = False,
     rejudged: bool = False,
+    judged_again: bool = False,
 ) -> Report:
     """The report of the whole campaign from its parts: the shards of one run (each
     K/N once: the same mutants and figures as one run over every shard,
@@ -119,9 +120,17 @@ def merge(
     ``rejudged``: a mutant in more than one part takes the verdict of the last part
     naming it (``run --mutant`` judged it again after its vectors landed); the report
     counts them under ``rejudged``. Parts made with ``run --mutant`` hold only chosen
-    mutants of their files, so they never count as a split of those files."""
+    mutants of their files, so they never count as a split of those files.
+
+    ``judged_again``: a file that a later part judged whole (every shard of its split,
+    not chosen mutants) loses what the earlier parts said of it: their mutants, their
+    ``judged_at`` and ``partial`` entries. An edit renumbers the keys after it (cosmic-ray
+    counts a mutant's occurrence over the whole module), so the earlier verdicts of an
+    edited file cannot be matched to the new ones, only replaced."""
     if not reports:
         raise ReportError("merge: no report given")
+    if judged_again:
+        reports = _without_judged_again(reports)
     compared = [key for key in SHARED_SETTINGS if not (mixed_sources and key == "source")]
     common = [{key: report.get(key) for key in compared} for report in reports]
     for report, setting in zip(reports, common, strict=True):
@@ -168,6 +177,60 @@ def merge(
         meta["rejudged"] = len(mutants) - len(latest) + int(reports[0].get("rejudged", 0))
         mutants = list(latest.values())
     return build(mutants, meta)
+
+
+def _without_judged_again(reports: Sequence[Report]) -> list[Report]:
+    """Each part without the files a later part judged whole (see merge's judged_again);
+    a part left with no file is left out."""
+    kept: list[Report] = []
+    for at, earlier in enumerate(reports):
+        again = _judged_whole(reports[at + 1 :])
+        if not again & set(earlier["files"]):
+            kept.append(earlier)
+            continue
+        files = [file for file in earlier["files"] if file not in again]
+        if not files:
+            continue
+        trimmed = dict(earlier, files=files)
+        trimmed["mutants"] = [m for m in earlier["mutants"] if m["file"] not in again]
+        if earlier.get("judged_at"):
+            entries = [dict(e, files=[f for f in e["files"] if f not in again])
+                       for e in earlier["judged_at"]]  # fmt: skip
+            trimmed["judged_at"] = [entry for entry in entries if entry["files"]]
+        if earlier.get("partial"):
+            trimmed["partial"] = [
+                note for note in earlier["partial"]
+                if not any(note.startswith(file) for file in again)
+            ]  # fmt: skip
+        kept.append(trimmed)
+    return kept
+
+
+# What makes a part no whole run of its files: chosen mutants (run --mutant), changed lines
+# only (--since), a sample, a stopped split, or a merged report of many parts.
+NOT_WHOLE = ("chosen_mutants", "base", "sample", "partial", "judged_at")
+
+
+def _judged_whole(reports: Sequence[Report]) -> set[str]:
+    """The files some of ``reports`` judged whole: a run over every mutant of its files,
+    or every shard K/N of one (run --mutant's parts judge chosen mutants only)."""
+    runs: dict[tuple[str, ...], list[str]] = {}
+    whole: set[str] = set()
+    for one in reports:
+        if any(one.get(key) for key in NOT_WHOLE):
+            continue
+        files = tuple(one["files"])
+        if not one.get("shard"):
+            whole.update(files)
+        else:
+            runs.setdefault(files, []).append(str(one["shard"]))
+    for files, shards in runs.items():
+        try:
+            _check_shards_complete(sorted(shards))
+        except ReportError:
+            continue
+        whole.update(files)
+    return whole
 
 
 def _judged_at(reports: Sequence[Report]) -> list[dict[str, Any]]:

@@ -214,6 +214,35 @@ def test_parts_judged_at_other_sources_merge_only_when_asked() -> None:
     assert "judged_at" not in report.merge([part("1/2", "a"), part("2/2", "b")], True, True)
 
 
+def test_a_file_judged_whole_again_replaces_its_earlier_verdicts() -> None:
+    """merge --judged-again: an edit renumbered the file's keys, so its earlier verdicts
+    (stale keys, a stopped split's partial entry) give way to a later whole run of it; other
+    files' verdicts stay, and a part that is no whole run (chosen mutants, a missing shard)
+    replaces nothing."""
+    stale = report.merge([part("1/2", "old-1")], allow_partial=True)  # a stopped split
+    other = report.build(
+        [dict(mutant("casino-1"), file="reference/casino.py")],
+        dict(part(None), files=["reference/casino.py"], source="t"),
+    )
+    earlier = report.merge([stale, other], allow_partial=True, mixed_sources=True)
+    assert earlier["partial"] == ["reference/battle.py: shards 1/2 only"]
+    again = [dict(part(f"{k}/2", f"new-{k}"), source="u") for k in (1, 2)]
+    merged = report.merge([earlier, *again], mixed_sources=True, judged_again=True)
+    assert [m["key"] for m in merged["mutants"]] == ["casino-1", "new-1", "new-2"]
+    assert "partial" not in merged
+    assert [(e["source"], e["files"]) for e in merged["judged_at"]] == [
+        ("u", ["reference/battle.py"]),
+        ("t", ["reference/casino.py"]),
+    ]
+    # half a split, or chosen mutants, is no whole run: both verdicts stay, as without it
+    chosen = dict(part(None, "new-1"), source="u", chosen_mutants=["new-1"])
+    for later in ([again[0]], [chosen]):
+        kept = report.merge([earlier, *later], True, True, judged_again=True)
+        assert "old-1" in [m["key"] for m in kept["mutants"]]
+    without = report.merge([earlier, *again], mixed_sources=True)
+    assert "old-1" in [m["key"] for m in without["mutants"]]
+
+
 IGNORER = ROOT / "mutation" / "node" / "ignore-messages.mjs"
 IGNORER_PROBE = """
 import { strykerPlugins } from %s;
