@@ -209,6 +209,7 @@ def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
     changed = scope.changed_lines(settings.repo, settings.since, file) if settings.since else None
     source = (settings.repo / file).read_text(encoding="utf-8")
     spans = annotation_spans(source) if ignores_annotations() else []
+    skipped: dict[str, list[str]] = {OUTSIDE_SCOPE: [], IGNORED_ANNOTATION: []}
     with use_db(str(folder / SESSION), WorkDB.Mode.open) as work_db:
         pending = {item.job_id for item in work_db.pending_work_items}
         for position, item in enumerate(ordered_items(work_db)):
@@ -222,13 +223,14 @@ def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
             if item.job_id not in pending:
                 continue
             if not kept:
-                output = OUTSIDE_SCOPE
+                skipped[OUTSIDE_SCOPE].append(item.job_id)
             elif inside(spans, tuple(mutation.start_pos), tuple(mutation.end_pos)):
-                output = IGNORED_ANNOTATION
-            else:
-                continue
+                skipped[IGNORED_ANNOTATION].append(item.job_id)
+        # one transaction an outcome: set_result commits (an fsync) a mutant, 33 ms each,
+        # 8.5 s of a 3-mutant sample's 17 s and 17 s a shard of reference/stake.py
+        for output, job_ids in skipped.items():
             result = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=output)
-            work_db.set_result(item.job_id, result)
+            work_db.set_multiple_results(job_ids, result)
 
 
 def ordered_items(work_db: Any) -> list[Any]:
