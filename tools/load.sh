@@ -7,9 +7,16 @@
 #   tools/load.sh                          # the README's test command (tox run-parallel)
 #   tools/load.sh pytest -n auto           # any command
 #   BUSY=8 tools/load.sh pytest -n 2 -m 'not heavy'
+#   APART=1 tools/load.sh                  # the busy loops in a session of their own
 #
 # The busy processes are plain shell loops (no memory, no I/O), started at the same
 # priority as the command, so they take CPU as other jobs on a shared machine would.
+# Linux shares the CPU equally between sessions first (the scheduler's autogroups), then
+# between a session's processes. By default the loops share the command's session: with
+# BUSY=16 the command gets about a tenth of two cores, the harshest case. APART=1 starts
+# them in a session of their own, as another job on a shared machine (another CI job, a
+# container) would be: the load average is the same (about 18), the command gets about
+# half the CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,10 +31,17 @@ stop_busy() {
 trap stop_busy EXIT INT TERM
 
 for ((i = 0; i < busy; i++)); do
-  (while :; do :; done) &
+  if [[ ${APART:-0} == 1 ]]; then
+    # a background job here is no process group leader, so setsid starts the session
+    # without forking: $! is the loop itself, which stop_busy kills
+    setsid bash -c 'while :; do :; done' &
+  else
+    (while :; do :; done) &
+  fi
   pids+=($!)
 done
-echo "load.sh: $busy busy processes started; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+where=$([[ ${APART:-0} == 1 ]] && echo "in a session of their own" || echo "in this session")
+echo "load.sh: $busy busy processes started $where; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 started=$SECONDS
 status=0
