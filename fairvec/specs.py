@@ -9,6 +9,8 @@ and its aliases may repeat at most ALIAS_EXPANSION_LIMIT nodes (docs/spec-format
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -18,9 +20,10 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
+from fairvec import __version__
+from fairvec.cache_place import cache_folder
 from fairvec.errors import FairvecError
 from fairvec.jsonio import (
     INT_DIGITS_LIMIT,
@@ -360,9 +363,13 @@ class Spec:
 
 @cache
 def spec_schema() -> dict[str, Any]:
-    text = resources.files("fairvec").joinpath("spec", "spec.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: dict[str, Any] = json.loads(_spec_schema_bytes())
     return schema
+
+
+@cache
+def _spec_schema_bytes() -> bytes:
+    return resources.files("fairvec").joinpath("spec", "spec.schema.json").read_bytes()
 
 
 def spec_paths(spec_root: Path) -> list[Path]:
@@ -371,8 +378,9 @@ def spec_paths(spec_root: Path) -> list[Path]:
 
 def load_spec(path: Path, spec_root: Path) -> Spec:
     where = _relative(path, spec_root.parent)
-    data = read_yaml(path, where)
-    _validate_against_schema(data, where)
+    raw = _read_spec(path, where)
+    data = _parse_yaml(raw, where)
+    _validate_once(raw, data, where)
     spec = Spec(path, data)
     _check_consistency(spec, where, path.relative_to(spec_root))
     return spec
@@ -381,8 +389,12 @@ def load_spec(path: Path, spec_root: Path) -> Spec:
 def read_yaml(path: Path, where: str) -> Any:
     """The value of a spec file (or another YAML file of the spec folder, such as
     spec/fuzz.yaml) within the bounds above, or a one-line error starting with ``where``."""
+    return _parse_yaml(_read_spec(path, where), where)
+
+
+def _parse_yaml(raw: bytes, where: str) -> Any:
     try:
-        text = decode_utf8(_read_spec(path, where), where, "a spec file")
+        text = decode_utf8(raw, where, "a spec file")
         data = _load_yaml(text)
     except FairvecError as error:
         message = str(error)  # decode_utf8 names the place itself; the loader does not
@@ -417,7 +429,41 @@ def load_specs(spec_root: Path) -> list[Spec]:
     return specs
 
 
+# The spec files known to pass the spec schema, by content. The check is jsonschema's, whose
+# import (80 ms) and walk (20 ms a file) were most of the start of a process answering
+# with the reference; the test command starts about 650 of them (issue 35). A file's mark
+# is named by a digest of this name, fairvec's version, the spec schema and the file's
+# bytes, so an edit to any of them is a new name and no mark is ever stale (bump the name
+# when the check itself changes). Best effort, as fairvec's other caches (cache_place): a
+# folder that cannot be read or written costs the check, never an error.
+VALID_SPECS = "valid-specs-1"
+
+
+def _validate_once(raw: bytes, data: Any, where: str) -> None:
+    mark = _validity_mark(raw)
+    with contextlib.suppress(OSError):  # an unreadable folder (EACCES): check the file
+        if mark is not None and mark.is_file():
+            return
+    _validate_against_schema(data, where)
+    if mark is not None:
+        with contextlib.suppress(OSError):
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+
+
+def _validity_mark(raw: bytes) -> Path | None:
+    folder = cache_folder()
+    if folder is None:
+        return None
+    digest = hashlib.sha256()
+    for part in (VALID_SPECS.encode(), __version__.encode(), _spec_schema_bytes(), raw):
+        digest.update(len(part).to_bytes(8, "big") + part)  # lengths: no two splits alike
+    return folder / VALID_SPECS / digest.hexdigest()
+
+
 def _validate_against_schema(data: Any, where: str) -> None:
+    import jsonschema  # only here: a spec already known valid never needs it (above)
+
     validator = jsonschema.Draft202012Validator(spec_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:

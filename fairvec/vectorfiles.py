@@ -40,7 +40,6 @@ import contextlib
 import gc
 import hashlib
 import json
-import os
 import re
 import threading
 import time
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from fairvec import __version__
+from fairvec.cache_place import cache_folder as cache_folder  # re-exported: its old home
 from fairvec.errors import FairvecError
 from fairvec.file_hashes import KnownHashes
 from fairvec.jsonio import (
@@ -695,45 +695,6 @@ def _lines_loads(raw: bytes) -> Any:
     except (ValueError, TypeError):
         return None
     return data
-
-
-def cache_folder() -> Path | None:
-    """Where fairvec keeps what it may recompute; None when turned off, or when no usable
-    place is known (then every run reads as if the cache were empty, and writes nothing).
-
-    The rules (docs/vector-format.md, "Where the cache is"): FAIRVEC_NO_CACHE (not empty) turns it
-    off; FAIRVEC_CACHE_DIR (not empty) is the folder itself; else $XDG_CACHE_HOME/fairvec
-    if XDG_CACHE_HOME is an absolute path (the XDG Base Directory rules: a relative value
-    is ignored), else $HOME/.cache/fairvec if HOME is an absolute path other than "/".
-    HOME set but empty made Python's Path.home() "/", and the cache /.cache/fairvec at
-    the filesystem root; a relative value put it under whatever folder the run started
-    in (issue 34). HOME unset: the account's home directory, by the same rule."""
-    if os.environ.get("FAIRVEC_NO_CACHE"):
-        return None
-    if os.environ.get("FAIRVEC_CACHE_DIR"):
-        return Path(os.environ["FAIRVEC_CACHE_DIR"])
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    if os.path.isabs(xdg):
-        return Path(xdg) / "fairvec"
-    home = _home()
-    if home is None:
-        return None
-    return home / ".cache" / "fairvec"
-
-
-def _home() -> Path | None:
-    """The user's home folder, if it is a usable place for a cache: an absolute path, not
-    the filesystem root (what an empty or unset HOME comes to in containers)."""
-    if "HOME" in os.environ:
-        text = os.environ["HOME"]
-    else:
-        try:
-            text = str(Path.home())  # the account's entry (pwd)
-        except (RuntimeError, KeyError):  # no entry for this user id
-            return None
-    if not os.path.isabs(text) or Path(text) == Path(text).parent:
-        return None
-    return Path(text)
 
 
 # Part of the cache's name: bump it when "valid" comes to mean more, so that no verdict

@@ -29,16 +29,18 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
 
 from fairvec.errors import FairvecError
 from fairvec.specs import load_spec
+
+if TYPE_CHECKING:  # imported where an input is refused: 80 ms a process that never needs it
+    import jsonschema
 
 # JavaScript numbers hold integers exactly only up to 2^53 - 1: every integer input of a
 # spec is bounded by it, so every port can hold every valid input.
@@ -103,15 +105,23 @@ def _ecma_source(pattern: str) -> str:
 def _pattern(
     validator: Any, pattern: str, instance: Any, _schema: Any
 ) -> Iterator[jsonschema.ValidationError]:
+    import jsonschema
+
     if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator,
-    validators={"pattern": _pattern},
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
+@cache
+def _validator_class() -> Any:
+    import jsonschema
+
+    return jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator,
+        validators={"pattern": _pattern},
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", _is_integer
+        ),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,8 +131,13 @@ class InputSchema:
 
     where: str  # the spec file, for messages about the spec itself
     schema: dict[str, Any]
-    validator: Any
     compiled: Callable[[Any], Any]  # fastjsonschema's validate: raises, or returns
+
+    @cached_property
+    def validator(self) -> Any:
+        """jsonschema's validator, made when an input first needs it (one the quick yes
+        refused): a process whose inputs are all valid never imports jsonschema."""
+        return _validator_class()(self.schema)
 
     @property
     def fields(self) -> list[str]:
@@ -145,7 +160,7 @@ def input_schema(algorithm_id: str, spec_root: Path) -> InputSchema:
     schema = load_spec(path, spec_root).inputs
     for place, subschema in _subschemas(schema, "inputs"):
         _check_subschema(f"{where}: {place}", subschema)
-    return InputSchema(where, schema, _Validator(schema), _compiled(schema))
+    return InputSchema(where, schema, _compiled(schema))
 
 
 # -- the quick yes: fastjsonschema --------------------------------------------------------
