@@ -6,7 +6,12 @@ in turns (old, new, old, new, ...), so that both see the same machine:
 
 - ``main-job``: ``fairvec run --bundled python`` (the README's main job), with an empty
   cache folder each time (a rerun's answer memo must not make it look fast);
-- ``generate-check``: ``fairvec generate --check --root CLONE`` (``--generate-check``).
+- ``generate-check``: ``fairvec generate --check --root CLONE`` (``--generate-check``);
+- ``test-command``: the README's test command, ``python -m tox run-parallel`` in the clone
+  (``--test-command OLD_PY NEW_PY``: the interpreters whose tox runs each, since a tree's
+  README may ask for another tox, e.g. one with tox-uv), with a fresh tox work folder, so
+  setup included, and fairvec's own cache folder emptied first, as on CI's fresh machine
+  (``~/.cache/fairvec``: tox passes HOME to the tests and nothing that would move it).
 
 Each row gives wall seconds, CPU seconds (user + system of the command and every process
 it waited for, from ``wait4``, as ``/usr/bin/time`` counts them), peak memory of the
@@ -68,9 +73,10 @@ def run_measured(
     return wall, cpu, usage.ru_maxrss / 1024, child.returncode, lines[-1] if lines else ""
 
 
-def prepare(label: str, commit: str, work: Path) -> Path:
-    """A fresh clone of ``commit`` with its own venv, fairvec installed from it as a user
-    installs it; reused when ``work`` already holds one at that commit."""
+def prepare(label: str, commit: str, work: Path, venv: bool = True) -> Path:
+    """A fresh clone of ``commit`` with its own venv (unless ``venv`` is false: the test
+    command makes its own), fairvec installed from it as a user installs it; reused when
+    ``work`` already holds one at that commit."""
     clone = work / label
     wanted = git("rev-parse", commit, cwd=REPO)
     if clone.exists() and git("rev-parse", "HEAD", cwd=clone) != wanted:
@@ -82,6 +88,7 @@ def prepare(label: str, commit: str, work: Path) -> Path:
             cwd=clone,
             check=True,
         )
+    if venv and not (clone / ".venv").exists():
         subprocess.run([sys.executable, "-m", "venv", str(clone / ".venv")], check=True)
         pip = [str(clone / ".venv" / "bin" / "pip"), "install", "-q", EXTRAS]
         subprocess.run(pip, cwd=clone, check=True)
@@ -94,7 +101,9 @@ def git(*words: str, cwd: Path) -> str:
     ).stdout.strip()
 
 
-def measure(label: str, clone: Path, task: str) -> Measured:
+def measure(label: str, clone: Path, task: str, tox_python: str = "") -> Measured:
+    if task == "test-command":
+        return measure_test_command(label, clone, tox_python)
     bin_folder = clone / ".venv" / "bin"
     env = {**os.environ, "PATH": f"{bin_folder}{os.pathsep}{os.environ.get('PATH', '')}"}
     with tempfile.TemporaryDirectory() as cache:
@@ -105,6 +114,14 @@ def measure(label: str, clone: Path, task: str) -> Measured:
             command = [str(bin_folder / "fairvec"), "generate", "--check", "--root", str(clone)]
         wall, cpu, peak, status, last = run_measured(command, Path(cache), env)
     return Measured(label, task, wall, cpu, peak, status, last)
+
+
+def measure_test_command(label: str, clone: Path, tox_python: str) -> Measured:
+    shutil.rmtree(Path.home() / ".cache" / "fairvec", ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="tox-work-") as work:
+        command = [tox_python, "-m", "tox", "run-parallel", "--workdir", work]
+        wall, cpu, peak, status, last = run_measured(command, clone, dict(os.environ))
+    return Measured(label, "test-command", wall, cpu, peak, status, last)
 
 
 def load_average() -> str:
@@ -135,18 +152,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     words.add_argument("--generate-check", action="store_true", help="time generate --check too")
     words.add_argument(
+        "--test-command", nargs=2, metavar=("OLD_PY", "NEW_PY"),
+        help="time the test command too, each run by the tox of the interpreter given",
+    )  # fmt: skip
+    words.add_argument(
         "--work", type=Path, help="keep the clones here (default: a temporary folder)"
+    )
+    words.add_argument(
+        "--only-test-command", action="store_true", help="with --test-command: time it alone"
     )
     arguments = words.parse_args(argv)
     if arguments.repeats < 1:
         words.error("--repeats must be at least 1")
+    if arguments.only_test_command and not arguments.test_command:
+        words.error("--only-test-command needs --test-command OLD_PY NEW_PY")
     work = arguments.work or Path(tempfile.mkdtemp(prefix="fairvec-daily-"))
     work.mkdir(parents=True, exist_ok=True)
     clones = {
-        label: prepare(label, commit, work)
+        label: prepare(label, commit, work, venv=not arguments.only_test_command)
         for label, commit in (("old", arguments.old), ("new", arguments.new))
     }
     tasks = ["main-job", *(["generate-check"] if arguments.generate_check else [])]
+    tox_pythons = dict(zip(("old", "new"), arguments.test_command or ["", ""], strict=True))
+    if arguments.test_command:
+        tasks.append("test-command")
+    if arguments.only_test_command:
+        tasks = ["test-command"]
     print(f"old {arguments.old}, new {arguments.new}; {os.cpu_count()} CPUs; clones in {work}")
     print(
         f"{'commit':6s} {'task':15s} {'wall s':>8s} {'CPU s':>8s} {'peak MB':>8s} {'exit':>4s}  "
@@ -157,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         for task in tasks:
             for label in ("old", "new"):
                 before = load_average()
-                row = measure(label, clones[label], task)
+                row = measure(label, clones[label], task, tox_pythons[label])
                 rows.append(row)
                 print(
                     f"{label:6s} {task:15s} {row.wall:8.1f} {row.cpu:8.1f} {row.peak_mb:8.0f} "
