@@ -30,16 +30,21 @@ stop_busy() {
 }
 trap stop_busy EXIT INT TERM
 
-for ((i = 0; i < busy; i++)); do
-  if [[ ${APART:-0} == 1 ]]; then
-    # a background job here is no process group leader, so setsid starts the session
-    # without forking: $! is the loop itself, which stop_busy kills
-    setsid bash -c 'while :; do :; done' &
-  else
-    (while :; do :; done) &
-  fi
+if [[ ${APART:-0} == 1 ]]; then
+  # One session for all the loops (a session each would make BUSY sessions, each as
+  # heavy as the command's). A background job here is no process group leader, so setsid
+  # starts the session without forking: $! is that shell, which stop_busy kills, and its
+  # trap takes the loops (its process group) with it.
+  setsid bash -c 'trap "kill 0" TERM; for ((i = 0; i < $1; i++)); do
+      (while :; do :; done) &
+    done; wait' load-apart "$busy" &
   pids+=($!)
-done
+else
+  for ((i = 0; i < busy; i++)); do
+    (while :; do :; done) &
+    pids+=($!)
+  done
+fi
 where=$([[ ${APART:-0} == 1 ]] && echo "in a session of their own" || echo "in this session")
 echo "load.sh: $busy busy processes started $where; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
