@@ -226,8 +226,8 @@ def skip_outside_scope(settings: Settings, folder: Path, file: str) -> None:
                 skipped[OUTSIDE_SCOPE].append(item.job_id)
             elif inside(spans, tuple(mutation.start_pos), tuple(mutation.end_pos)):
                 skipped[IGNORED_ANNOTATION].append(item.job_id)
-        # one transaction an outcome: set_result commits (an fsync) a mutant, 33 ms each,
-        # 8.5 s of a 3-mutant sample's 17 s and 17 s a shard of reference/stake.py
+        # one transaction an outcome: set_result commits (an fsync) a mutant, 33 ms each:
+        # 8.5 s of a 3-mutant sample's 25 s (profiled), about 17 s a shard of stake.py
         for output, job_ids in skipped.items():
             result = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=output)
             work_db.set_multiple_results(job_ids, result)
