@@ -119,8 +119,10 @@ def merge(
 
     ``rejudged``: a mutant in more than one part takes the verdict of the last part
     naming it (``run --mutant`` judged it again after its vectors landed); the report
-    counts them under ``rejudged``. Parts made with ``run --mutant`` hold only chosen
-    mutants of their files, so they never count as a split of those files.
+    lists their keys under ``rejudged``. Parts made with ``run --mutant`` hold only chosen
+    mutants of their files, so they never count as a split of those files. The keys a
+    part lists are kept by every later merge, with or without ``rejudged``, until a
+    ``judged_again`` run of their file replaces their verdicts.
 
     ``judged_again``: a file that a later part judged whole (every shard of its split,
     not chosen mutants) loses what the earlier parts said of it: their mutants, their
@@ -172,11 +174,23 @@ def merge(
     if notes:
         meta["note"] = "\n\n".join(dict.fromkeys(notes))  # each part's own account, once
     mutants = [mutant for report in reports for mutant in report["mutants"]]
+    again = {key for report in reports for key in report.get("rejudged", [])}
     if rejudged:
         latest = {mutant["key"]: mutant for mutant in mutants}  # the last part's verdict
-        meta["rejudged"] = len(mutants) - len(latest) + int(reports[0].get("rejudged", 0))
+        again |= _named_twice(mutants)
         mutants = list(latest.values())
+    if again:
+        meta["rejudged"] = sorted(again)
     return build(mutants, meta)
+
+
+def _named_twice(mutants: Sequence[Mutant]) -> set[str]:
+    """The keys of the mutants that more than one part judged."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for mutant in mutants:
+        (twice if mutant["key"] in seen else seen).add(mutant["key"])
+    return twice
 
 
 def _without_judged_again(reports: Sequence[Report]) -> list[Report]:
@@ -193,6 +207,9 @@ def _without_judged_again(reports: Sequence[Report]) -> list[Report]:
             continue
         trimmed = dict(earlier, files=files)
         trimmed["mutants"] = [m for m in earlier["mutants"] if m["file"] not in again]
+        if earlier.get("rejudged"):  # a key judged again is one of the part's own mutants
+            left = {mutant["key"] for mutant in trimmed["mutants"]}
+            trimmed["rejudged"] = [key for key in earlier["rejudged"] if key in left]
         if earlier.get("judged_at"):
             entries = [dict(e, files=[f for f in e["files"] if f not in again])
                        for e in earlier["judged_at"]]  # fmt: skip
@@ -281,6 +298,12 @@ def load(path: Path) -> Report:
         raise ReportError(f"{path}: not a readable JSON report ({error})") from None
     if not isinstance(report, dict) or report.get("format") != FORMAT:
         raise ReportError(f"{path}: not a mutation report (format {FORMAT})")
+    again = report.get("rejudged", [])
+    if not isinstance(again, list) or not all(isinstance(key, str) for key in again):
+        raise ReportError(
+            f"{path}: 'rejudged' is {json.dumps(again)[:40]}, not a list of mutant keys "
+            "(list the keys of the mutants judged again, as merge --rejudged writes them)"
+        )
     return report
 
 
@@ -333,7 +356,7 @@ def markdown(report: Report) -> str:
     if report.get("rejudged"):
         lines += [
             "",
-            f"{report['rejudged']} mutants were judged again (run --mutant, after the vectors "
+            f"{len(report['rejudged'])} mutants were judged again (run --mutant, after the vectors "
             "their survivors' entries asked for landed): the later verdict is the one counted.",
         ]
     if report.get("judged_at"):

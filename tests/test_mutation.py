@@ -415,8 +415,30 @@ def test_a_rejudged_mutant_keeps_its_later_verdict() -> None:
     merged = report.merge([committed, again], rejudged=True, mixed_sources=True)
     assert [(m["key"], m["stage"]) for m in merged["mutants"]] == [("a", "fixed"), ("b", "fixed")]
     assert merged["figures"]["python"]["battle"][report.SURVIVED] == 0
-    assert merged["rejudged"] == 1
+    assert merged["rejudged"] == ["a"]
     assert "1 mutants were judged again" in report.markdown(merged)
+    # the keys stay through later merges, --rejudged or not, one list however often
+    other = report.build(
+        [dict(mutant("casino-1"), file="reference/casino.py")],
+        dict(part(None), files=["reference/casino.py"], source="t"),
+    )
+    extended = report.merge([merged, other], mixed_sources=True)
+    assert extended["rejudged"] == ["a"]
+    assert report.merge([extended, other], rejudged=True, mixed_sources=True)["rejudged"] == [
+        "a", "casino-1"
+    ]  # fmt: skip
+    # until their file is judged whole again: its new verdicts replace the earlier ones
+    whole = dict(part(None, "a2", "b2"), source="u")
+    replaced = report.merge([extended, whole], mixed_sources=True, judged_again=True)
+    assert "rejudged" not in replaced
+
+
+def test_a_report_whose_rejudged_is_no_list_of_keys_is_refused(tmp_path: Path) -> None:
+    written = tmp_path / "report.json"
+    for wrong in (10, ["a", 3]):  # a count (what merge once wrote), a list with a number
+        written.write_text(json.dumps(dict(part(None, "a"), rejudged=wrong)), encoding="utf-8")
+        with pytest.raises(report.ReportError, match=r"'rejudged' is .*not a list of mutant keys"):
+            report.load(written)
 
 
 def test_a_mutant_key_names_its_port_file_and_line() -> None:
