@@ -54,6 +54,14 @@ ROOMY = ("--timeout", "300")
 # A test polling for something to happen (a file to appear, an orphan to be reaped) waits
 # up to this long: it returns as soon as it happens, so only a failure waits it out.
 PATIENCE = 120.0
+# The --timeout of a run whose adapter hangs (or stalls, or never answers one vector) on
+# purpose. A hang lasts forever, so the budget need only be far above what an ordinary
+# answer takes on a loaded machine, a restarted adapter's first one included (its imports
+# and spec reads): beside 16 busy loops on 2 cores with the scheduler's autogroups off
+# (tools/load.sh), budgets of 0.3, 1 and 2 s were missed by ordinary answers (2026-11-28),
+# and 3 s held. Each hang costs its test this long waiting, not computing: the other
+# workers have the cores meanwhile.
+HUNG = ("--timeout", "10")
 
 
 def children_cpu_seconds() -> float:

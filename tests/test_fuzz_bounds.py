@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from support import HANG, REPO, fairvec
+from support import HANG, HUNG, REPO, fairvec
 
 from fairvec.fuzz.plan import AlgorithmPlan
 from fairvec.fuzz.space import load_space
@@ -156,8 +156,7 @@ def test_seconds_bounds_the_work_in_flight_too(tmp_path: Path) -> None:
 def test_a_slow_input_is_not_a_mismatch(tmp_path: Path) -> None:
     done = fairvec(
         "fuzz",
-        "--timeout",
-        "1",
+        *HUNG,
         "--count",
         "6",
         "--seed",

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import FIRE, GRASS, HANG, REPO, ROOMY, THREE, WATER, fairvec, misbehaving
+from support import FIRE, GRASS, HANG, HUNG, REPO, ROOMY, THREE, WATER, fairvec, misbehaving
 
 
 def statuses(report: dict[str, Any]) -> dict[str, str]:
@@ -52,12 +52,10 @@ def test_misbehaviour_is_pinned_on_its_vector_and_the_run_goes_on(
 
 
 def test_a_hung_adapter_is_killed_after_the_timeout_and_restarted(report_path: Path) -> None:
-    done = fairvec(
-        "run", *THREE, "--timeout", "1", "--json", report_path, *misbehaving(f"hang:{GRASS}")
-    )
+    done = fairvec("run", *THREE, *HUNG, "--json", report_path, *misbehaving(f"hang:{GRASS}"))
     report = done.report(report_path)
     assert statuses(report) == {FIRE: "pass", GRASS: "error", WATER: "pass"}
-    assert "no response within 1s" in result_of(report, GRASS)["message"]
+    assert f"no response within {HUNG[1]}s" in result_of(report, GRASS)["message"]
     assert report["restarts"] == 1
 
 
@@ -82,9 +80,7 @@ def test_a_missing_response_is_charged_to_the_skipped_vector(report_path: Path) 
 
 
 def test_a_missing_last_response_times_out(report_path: Path) -> None:
-    done = fairvec(
-        "run", *THREE, "--timeout", "1", "--json", report_path, *misbehaving(f"skip:{WATER}")
-    )
+    done = fairvec("run", *THREE, *HUNG, "--json", report_path, *misbehaving(f"skip:{WATER}"))
     assert statuses(done.report(report_path)) == {FIRE: "pass", GRASS: "pass", WATER: "error"}
 
 

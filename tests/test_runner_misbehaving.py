@@ -21,6 +21,7 @@ from support import (
     FIRE,
     GRASS,
     HANG,
+    HUNG,
     PATIENCE,
     ROOMY,
     THREE,
@@ -230,7 +231,7 @@ def recorded(pids: Path, count: int) -> list[int]:
 def test_a_hung_adapters_escaped_grandchild_is_killed_too(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     done = fairvec(
-        "run", *THREE, "--timeout", "2", *misbehaving("--pids", str(pids), f"grandchildren:{FIRE}"),
+        "run", *THREE, *HUNG, *misbehaving("--pids", str(pids), f"grandchildren:{FIRE}"),
     )  # fmt: skip
     assert done.status == 1, done.stdout + done.stderr
     found = recorded(pids, 4)  # the adapter, its child, its setsid child, the restarted adapter

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import pytest
 from support import (
     HANG,
+    HUNG,
     MISBEHAVING,
     PATIENCE,
     TWO_DECLARED,
@@ -64,7 +65,7 @@ def _comparable(done: Completed, report: Path) -> dict[str, Any]:
 
 MODES = [
     ("crash", MIDDLE, ()),
-    ("hang", MIDDLE, ("--timeout", "2")),
+    ("hang", MIDDLE, HUNG),
     ("garbage", MIDDLE, ()),
     ("wrong-id", MIDDLE, ()),
     ("stderr", MIDDLE, ()),
@@ -79,8 +80,9 @@ MODES = [
     ("duplicate", MIDDLE, ()),
     ("crash", FIRST_OF_SECOND, ()),
     ("duplicate", LAST, ()),
-    ("hang", FIRST_OF_SECOND, ("--timeout", "2")),
-    ("drip", MIDDLE, ("--timeout", "1")),  # a line slower than the timeout, byte by byte
+    ("hang", FIRST_OF_SECOND, HUNG),
+    # a line slower than the timeout (15 s), byte by byte (a piece each 1.5 s)
+    ("drip", MIDDLE, HUNG),
     # the window holds in a replay too: at 1, these wait for a request never sent (3 s:
     # at 1 s, an ordinary answer on a machine at load 20 was once charged a timeout too)
     ("later-id", MIDDLE, ("--window", "1", "--timeout", "3")),

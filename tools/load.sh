@@ -11,12 +11,17 @@
 #
 # The busy processes are plain shell loops (no memory, no I/O), started at the same
 # priority as the command, so they take CPU as other jobs on a shared machine would.
-# Linux shares the CPU equally between sessions first (the scheduler's autogroups), then
-# between a session's processes. By default the loops share the command's session: with
-# BUSY=16 the command gets about a tenth of two cores, the harshest case. APART=1 starts
-# them in a session of their own, as another job on a shared machine (another CI job, a
-# container) would be: the load average is the same (about 18), the command gets about
-# half the CPU.
+# How much CPU the command gets depends on the scheduler's autogroups
+# (/proc/sys/kernel/sched_autogroup_enabled, printed below):
+# - 0 (off): every runnable process gets an equal share. With BUSY=16 the command's three
+#   or four running processes get about a fifth of two cores: the harshest case, and the
+#   one the test command was proven under (docs/maintaining.md). Turn them off as root:
+#   echo 0 > /proc/sys/kernel/sched_autogroup_enabled
+# - 1 (on, most desktops): Linux shares the CPU equally between sessions first, then
+#   between a session's processes. The loops share the command's session by default
+#   (APART=1: a session of their own, as another CI job would be), but every adapter the
+#   runner starts leads a session of its own (so that it can be killed with its children),
+#   and so escapes the loops: the command gets far more than its share of the load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,7 +51,9 @@ else
   done
 fi
 where=$([[ ${APART:-0} == 1 ]] && echo "in a session of their own" || echo "in this session")
-echo "load.sh: $busy busy processes started $where; load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+groups=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown)
+echo "load.sh: $busy busy processes started $where; autogroups $groups;" \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 started=$SECONDS
 status=0

@@ -18,7 +18,7 @@ duplicate-key (a key twice inside the output), duplicate-output (the key "output
 the right answer last), sleep (sleeps --sleep seconds, default 1.5, then answers),
 move-text (the output's "move" is --move TEXT), huge-move (the output's "move" is 100,000
 letters), say-crash (writes --say TEXT on stderr, then exits 1), drip (the right answer in
-10 pieces, --drip seconds apart, default 0.3).
+10 pieces, --drip seconds apart, default 1.5).
 
 Start-up modes: no-hello, bad-hello, exit-before-hello, hello-then-exit, all-unsupported,
 log-after-hello (a line naming no request in the hello's write), note-after-hello (a line
@@ -216,7 +216,7 @@ def misbehave_in_json(mode: str, request: dict[str, Any]) -> bool:
         for at in range(0, len(line), -(-len(line) // 10)):
             sys.stdout.write(line[at : at - (-len(line) // 10)])
             sys.stdout.flush()
-            time.sleep(float(GIVEN.get("drip", 0.3)))
+            time.sleep(float(GIVEN.get("drip", 1.5)))
     else:
         return False
     return True
