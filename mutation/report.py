@@ -356,8 +356,9 @@ def markdown(report: Report) -> str:
     if report.get("rejudged"):
         lines += [
             "",
-            f"{len(report['rejudged'])} mutants were judged again (run --mutant, after the vectors "
-            "their survivors' entries asked for landed): the later verdict is the one counted.",
+            f"{len(report['rejudged'])} mutants were judged again (run --mutant: after the vectors "
+            "their survivors' entries asked for landed, or after a verdict a starved judge gave): "
+            "the later verdict is the one counted.",
         ]
     if report.get("judged_at"):
         lines += ["", "Judged at more than one state of the ports and vectors:", ""]
