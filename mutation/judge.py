@@ -9,6 +9,9 @@ stops at the first that fails:
 2. ``accumulated``: their accumulated vectors (the default tier);
 3. ``fuzz``: a fixed-seed fuzz against the (unmutated) reference.
 
+A stage stopped by a crash or a timeout (exit status 2) is asked once more with ten times
+the limit before it counts: a loaded machine delays an answer, a loop never gives one.
+
 Exit 1 when a stage kills the mutant, 0 when it survives every stage (the tools read
 only that). The stage is printed on a last line (``fairvec-mutation-verdict: {json}``,
 which cosmic-ray keeps in its session database) and, under Stryker, appended to the
@@ -38,6 +41,14 @@ NOT_IN_SHARD = "not-in-shard"
 # what the unmutated port's baseline run needs (mutation/limits.py, --vector-timeout):
 # a chain walk of ten million steps takes more than 50 s (10 x 5 s) on a loaded machine.
 VECTOR_TIMEOUT = 5.0
+# fairvec run's status when it stopped at the first crash or timeout (--max-crashes and
+# --max-timeouts 1, below). On a loaded machine the unmutated port's answer can take
+# longer than the limit: it waits for a core, not for a loop. Such a stage is run once
+# more with PATIENCE times the limit, and its verdict is that run's; a mutant that loops
+# or crashes stops it again. Without this, the sixth campaign (docs/mutation.md) counted
+# starved answers as kills and had to find and judge them again by hand.
+STOPPED = 2
+PATIENCE = 10
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -111,12 +122,15 @@ def fairvec(words: Sequence[str]) -> list[str]:
 
 
 def stage_commands(
-    arguments: argparse.Namespace, reached: tuple[list[str], set[str]] | None = None
+    arguments: argparse.Namespace,
+    reached: tuple[list[str], set[str]] | None = None,
+    patience: float = 1,
 ) -> list[tuple[str, list[str]]]:
     """The stages in order, each a (name, command). ``reached``: the algorithms the
     mutant can reach (and those with accumulated vectors), judged instead of the
     family's: the others run no mutated code, so their vectors answer as the unmutated
-    port's do and the verdict is the same."""
+    port's do and the verdict is the same. ``patience``: the limit's multiple (the
+    second asking of a stopped stage)."""
     globs = reached[0] if reached else arguments.algorithm
     selection = [word for glob in globs for word in ("--algorithm", glob)]
     adapter = ["--", *arguments.adapter]
@@ -125,7 +139,7 @@ def stage_commands(
     # --max-crashes/--max-timeouts 1: the unmutated port never crashes nor hangs, so the
     # first crash or hang already kills the mutant (else a port that crashes on every
     # vector is restarted hundreds of times: minutes for one verdict).
-    limit = f"{arguments.vector_timeout:g}"
+    limit = f"{arguments.vector_timeout * patience:g}"
     quiet = ["--no-progress", "--fail-on-skip", "-j", "1", "--timeout", limit]
     quiet += ["--max-crashes", "1", "--max-timeouts", "1"]
     # the baseline (the unmutated port) reports each vector's time: the drivers scale the
@@ -143,13 +157,26 @@ def stage_commands(
     return stages
 
 
-def judge(stages: list[tuple[str, list[str]]]) -> tuple[str, int]:
-    """The first stage whose command fails, with its exit status; ("survived", 0)."""
+def status_of(command: list[str]) -> int:
+    finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return finished.returncode
+
+
+def judge(
+    stages: list[tuple[str, list[str]]], patient: dict[str, list[str]] | None = None
+) -> tuple[str, int, list[str]]:
+    """The first stage whose command fails, with its exit status, and the stages asked
+    again (``patient``: each stage's command with PATIENCE times the limit, run when the
+    first stopped on a crash or timeout); ("survived", 0, [...]) when none fails."""
+    again: list[str] = []
     for name, command in stages:
-        finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if finished.returncode != 0:
-            return name, finished.returncode
-    return "survived", 0
+        status = status_of(command)
+        if status == STOPPED and patient is not None:
+            again.append(name)
+            status = status_of(patient[name])
+        if status != 0:
+            return name, status, again
+    return "survived", 0, again
 
 
 def record(verdict: dict[str, object]) -> None:
@@ -206,11 +233,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     stages = stage_commands(arguments, reached)
     if arguments.stryker and not mutant:
         stages = stages[:1]  # the dry run: the unmutated port passes its fixed vectors
+    # a baseline (the unmutated port, whose report the drivers scale the limit to) and
+    # Stryker's dry run are asked once: their limits are already generous
+    patient = None
+    if not arguments.baseline_report and not (arguments.stryker and not mutant):
+        patient = dict(stage_commands(arguments, reached, PATIENCE))
     started = time.monotonic()
-    stage, status = judge(stages)
+    stage, status, again = judge(stages, patient)
     seconds = round(time.monotonic() - started, 3)
     verdict: dict[str, object] = {"mutant": mutant, "stage": stage, "status": status}
     verdict["seconds"] = seconds
+    if again:
+        verdict["asked_again"] = again
     if reached:
         verdict["algorithms"] = reached[0]
     record(verdict)

@@ -507,6 +507,47 @@ def test_the_judge_gives_every_stage_the_limit_and_the_baseline_its_report() -> 
     assert "--json" not in stages["accumulated"] + stages["fuzz"]
 
 
+def _exits(status: int) -> list[str]:
+    return [sys.executable, "-c", f"raise SystemExit({status})"]
+
+
+def test_a_stage_stopped_by_a_crash_or_timeout_is_asked_again_with_more_time() -> None:
+    # starved: stopped at the limit, in time with ten times it: the next stage runs
+    patient = {"fixed": _exits(0), "fuzz": _exits(0)}
+    assert judge.judge([("fixed", _exits(2)), ("fuzz", _exits(0))], patient) == (
+        "survived",
+        0,
+        ["fixed"],
+    )
+    # a loop or a crash stops it again: killed
+    assert judge.judge([("fixed", _exits(2))], {"fixed": _exits(2)}) == ("fixed", 2, ["fixed"])
+    # a wrong answer kills at once, whatever the load
+    assert judge.judge([("fixed", _exits(1))], {"fixed": _exits(0)}) == ("fixed", 1, [])
+    # a baseline (no patient commands) is asked once
+    assert judge.judge([("fixed", _exits(2))]) == ("fixed", 2, [])
+
+
+def test_the_judge_asks_a_mutant_again_with_ten_times_the_limit_but_not_a_baseline(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked: list[list[str]] = []
+
+    def stopped_then_answered(command: list[str]) -> int:
+        asked.append(command)
+        return 2 if len(asked) == 1 else 0
+
+    monkeypatch.setattr(judge, "status_of", stopped_then_answered)
+    monkeypatch.setenv(judge.STRYKER_MUTANT, "7")
+    words = ["--algorithm", "f.*", "--vector-timeout", "4", "--fuzz-count", "0", "--stryker"]
+    assert judge.main([*words, "--no-accumulated", "--", "port"]) == 0
+    assert [command[command.index("--timeout") + 1] for command in asked] == ["4", "40"]
+    verdict = json.loads(capsys.readouterr().out.split(judge.VERDICT_PREFIX)[1])
+    assert verdict["stage"] == "survived" and verdict["asked_again"] == ["fixed"]
+    asked.clear()
+    assert judge.main([*words, "--baseline-report", "b.json", "--", "port"]) == 1
+    assert len(asked) == 1
+
+
 @pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf", "five"])
 def test_the_judge_refuses_a_limit_that_is_not_seconds(
     seconds: str, capsys: pytest.CaptureFixture[str]
