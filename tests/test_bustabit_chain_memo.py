@@ -139,6 +139,26 @@ def test_max_steps_stops_before_a_remembered_segment_ends(rule: str) -> None:
         assert bustabit.walk_exactly(chain[0], steps, rule) == chain[steps]
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_a_walk_from_a_remembered_landmark_never_jumps_past_its_limit(rule: str) -> None:
+    """Exact walks that start on a remembered landmark, or one step before it, with at
+    most the steps of the segment ahead: each ends at its own step count. A jump test that
+    let such a walk take the whole segment (the campaign's `taken * d <= limit`, `taken **
+    d <= limit`: true at 0 steps taken) would overshoot; only an earlier walk in the same
+    process remembers the segment, so no vector can show it (mutation/survivors.yaml)."""
+    chain = plain_chain(start(23), 400, rule)
+    bustabit.walk_exactly(chain[0], 400, rule)  # remembers the stretch's segments
+    table = segments(rule)
+    landmarks = [at for at in range(1, 400) if bustabit._walk_form(chain[at], rule) in table]
+    assert len(landmarks) > 5
+    for at in landmarks:
+        length = table[bustabit._walk_form(chain[at], rule)][1]
+        for before in (0, 1):
+            for steps in range(1, length + before + 1):
+                got = bustabit.walk_exactly(chain[at - before], steps, rule)
+                assert got == chain[at - before + steps], (at, before, steps)
+
+
 def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """At most MEMO_SEGMENTS segments, none longer than MAX_SEGMENT; walks past a full
     memo stay exact."""
