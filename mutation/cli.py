@@ -4,7 +4,10 @@ merge shard reports, write the summary, check the survivors file (docs/mutation.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
+import math
+import signal
 import subprocess
 import sys
 import time
@@ -30,12 +33,19 @@ ERRORS = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
+    # SIGTERM (a CI job cancelled, --stop-after's own) as an exception: the tools started
+    # lead sessions of their own, and are stopped on the way out (python_port.wait_until)
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         status: int = arguments.handler(arguments)
     except ERRORS as error:
         print(f"mutation: error: {error}", file=sys.stderr)
         return 2
     return status
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -70,6 +80,19 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--fuzz-count", type=int, default=FUZZ_COUNT, metavar="N")
     run.add_argument("--vectors", type=Path, default=ROOT / "vectors")
     run.add_argument("--work", type=Path, default=ROOT / "mutation" / ".work", metavar="DIR")
+    run.add_argument(
+        "--stop-after",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop judging after this long and write what was judged, marked partial "
+        "(Python campaign; a CI job's time limit): go on later with --resume",
+    )
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the sessions a stopped run left in --work (same settings, code and "
+        "vectors; Python campaign): the part written holds every verdict of the session",
+    )
     _outputs(run)
     run.set_defaults(handler=run_command)
     merge = commands.add_parser("merge", help="one report from shard (or part) reports")
@@ -113,6 +136,16 @@ def parser() -> argparse.ArgumentParser:
 def _outputs(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", type=Path, required=True, metavar="FILE")
     command.add_argument("--markdown", type=Path, metavar="FILE")
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds, 0 or more, e.g. 18000")
+    return seconds
 
 
 def _shard(text: str) -> scope.Shard:
@@ -164,7 +197,13 @@ def _other_port_files(port: str) -> list[str]:
 
 def run_command(arguments: argparse.Namespace) -> int:
     started = time.monotonic()
+    if "node" in arguments.port and (arguments.resume or arguments.stop_after is not None):
+        raise report.ReportError(
+            "--resume and --stop-after: the Python campaign's only (Stryker's verdicts are "
+            "written at its end): run --port node without them"
+        )
     mutants: list[report.Mutant] = []
+    partial: list[str] = []
     files: list[str] = []
     places = [scope.key_place(key) for key in arguments.mutant]
     for port in sorted(set(arguments.port)):
@@ -173,12 +212,19 @@ def run_command(arguments: argparse.Namespace) -> int:
             continue  # --mutant names none of this port's mutants
         chosen = files_of(port, [*arguments.file, *named])
         files += chosen
-        mutants += run_port(port, chosen, arguments)
+        judged, stopped = run_port(port, chosen, arguments, started)
+        mutants += judged
+        partial += stopped
     meta = run_meta(arguments, files, time.monotonic() - started)
+    if partial:
+        meta["partial"] = partial
     return write_outputs(report.build(mutants, meta), arguments)
 
 
-def run_port(port: str, files: list[str], arguments: argparse.Namespace) -> list[report.Mutant]:
+def run_port(
+    port: str, files: list[str], arguments: argparse.Namespace, started: float
+) -> tuple[list[report.Mutant], list[str]]:
+    """The port's verdicts, and a partial line for each file --stop-after left unfinished."""
     common: dict[str, Any] = {
         "repo": ROOT,
         "work": arguments.work.resolve() / port,
@@ -191,7 +237,14 @@ def run_port(port: str, files: list[str], arguments: argparse.Namespace) -> list
     chosen = frozenset(arguments.mutant) if arguments.mutant else None
     settings = scope.Settings(**common, sample=arguments.sample, mutants=chosen)
     if port == "node":
-        return node_port.campaign(settings, files)
+        return node_port.campaign(settings, files), []
+    stop = arguments.stop_after
+    settings = dataclasses.replace(
+        settings,
+        deadline=None if stop is None else started + stop,
+        resume=arguments.resume,
+        source=source_digest(ROOT),
+    )
     return python_port.campaign(settings, files)
 
 

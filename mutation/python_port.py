@@ -13,14 +13,17 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mutation import families, limits, reach, report, scope
 from mutation.judge import VERDICT_PREFIX
@@ -32,6 +35,11 @@ CONFIG = HERE / "python" / "cosmic-ray.toml"
 JUDGE = HERE / "judge.py"
 SESSION = "session.sqlite"
 SCOPE = "scope.json"  # the judge's --scope: which algorithms each line can reach
+RUN_FILE = "run.json"  # what a session was started for: --resume goes on only with the same
+# A stopped cosmic-ray (--stop-after, Ctrl-C) gets this long after SIGTERM to its process
+# group before SIGKILL: the judge's fairvec run stops the adapters it started (each leads a
+# session of its own, out of the group's reach) when it gets SIGTERM.
+STOP_GRACE = 30.0
 # The baseline run's own per-vector limit: generous, it only proves the port passes
 BASELINE_TIMEOUT = 600
 # The output of a mutant the configuration decides out ([fairvec-mutation] in the config).
@@ -111,18 +119,56 @@ def session_config(module: Path, test_command: str) -> str:
     )
 
 
-def cosmic_ray(folder: Path, *words: str) -> None:
+def cosmic_ray(folder: Path, *words: str, deadline: float | None = None) -> bool:
+    """One of cosmic-ray's tools, run in the session folder; False when ``deadline`` (a
+    time.monotonic()) came first and stopped it."""
     tool = Path(sys.executable).parent / words[0]
     if not tool.exists():
         raise PythonCampaignError(
             f"{tool} is missing: pip install -r mutation/requirements.txt (docs/mutation.md)"
         )
     with open(folder / "cosmic-ray.log", "a", encoding="utf-8") as log:
-        finished = subprocess.run(
-            [str(tool), *words[1:]], cwd=folder, stdout=log, stderr=subprocess.STDOUT
+        # a session of its own: stopping it stops the judge and the fairvec run under it
+        process = subprocess.Popen(
+            [str(tool), *words[1:]],
+            cwd=folder,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
-    if finished.returncode != 0:
+        if not wait_until(process, deadline):
+            return False
+    if process.returncode != 0:
         raise PythonCampaignError(f"{words[0]} failed: see {folder / 'cosmic-ray.log'}")
+    return True
+
+
+def wait_until(process: subprocess.Popen[bytes], deadline: float | None) -> bool:
+    """True when the process ends by itself before ``deadline``; else its process group is
+    stopped (also when this process is interrupted or terminated: then re-raised)."""
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        process.wait(timeout=left)
+        return True
+    except subprocess.TimeoutExpired:
+        stop_group(process)
+        return False
+    except BaseException:
+        stop_group(process)
+        raise
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    for stop, grace in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, stop)
+        except ProcessLookupError:
+            return  # every process of the group has ended
+        try:
+            process.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def write_scope(settings: Settings, file: str, family: str, folder: Path) -> Path | None:
@@ -306,25 +352,119 @@ def _replacement(diff: str | None) -> str:
     return " ".join(" ".join(added).split())
 
 
-def campaign(settings: Settings, files: list[str]) -> list[report.Mutant]:
+class Campaign(NamedTuple):
+    records: list[report.Mutant]
+    partial: list[str]  # a line for each file not judged whole (--stop-after), as the report's
+
+
+def campaign(settings: Settings, files: list[str]) -> Campaign:
     known = families.known_families(settings.vectors)
-    records: list[report.Mutant] = []
+    done = Campaign([], [])
     for file in files:
         if settings.since and not scope.changed_lines(settings.repo, settings.since, file):
             continue  # incremental: nothing changed in this file
         family = families.family_of(file, known)
         folder = settings.work / f"python-{Path(file).stem}"
-        shutil.rmtree(folder, ignore_errors=True)
-        sandbox = folder / "sandbox"
-        build_sandbox(sandbox, settings.repo)
-        module = Path("sandbox") / "fairvec" / "reference" / Path(file).name
-        scope_file = write_scope(settings, file, family, folder)
-        limit = check_baseline(settings, family, folder, sandbox)
-        command = shlex.join(judge_words(settings, family, sandbox, scope_file, limit))
-        (folder / "cosmic-ray.toml").write_text(session_config(module, command), encoding="utf-8")
-        cosmic_ray(folder, "cosmic-ray", "init", "cosmic-ray.toml", SESSION)
-        cosmic_ray(folder, "cr-filter-operators", SESSION, "cosmic-ray.toml")
-        skip_outside_scope(settings, folder, file)
-        cosmic_ray(folder, "cosmic-ray", "exec", "cosmic-ray.toml", SESSION)
-        records += collect(folder, file, family)
-    return records
+        wanted = session_settings(settings, file)
+        if settings.resume and resumable(folder, wanted):
+            shutil.rmtree(folder / "sandbox")  # a stopped session may have left a mutant in it
+            build_sandbox(folder / "sandbox", settings.repo)
+        else:
+            # started even past --stop-after's deadline (one baseline run): --resume then
+            # finds every file's session ready, and 0 judged is a partial part like any other
+            start_session(settings, file, family, folder, wanted)
+        if not judge_session(folder, settings.deadline):
+            done.partial.append(stopped_note(folder, file, settings))
+        done.records.extend(collect(folder, file, family))
+    return done
+
+
+def judge_session(folder: Path, deadline: float | None) -> bool:
+    """cosmic-ray judges the session's pending mutants; False when the deadline stopped it
+    (or had passed: then it is not started)."""
+    if deadline is not None and time.monotonic() >= deadline:
+        return False
+    return cosmic_ray(folder, "cosmic-ray", "exec", "cosmic-ray.toml", SESSION, deadline=deadline)
+
+
+def start_session(
+    settings: Settings, file: str, family: str, folder: Path, wanted: dict[str, Any]
+) -> None:
+    """A new session in the folder: the sandbox, the baseline and its limit, cosmic-ray's
+    mutants with those outside this run marked skipped; run.json last (what --resume
+    checks), so a start cut short is started again."""
+    shutil.rmtree(folder, ignore_errors=True)
+    sandbox = folder / "sandbox"
+    build_sandbox(sandbox, settings.repo)
+    module = Path("sandbox") / "fairvec" / "reference" / Path(file).name
+    scope_file = write_scope(settings, file, family, folder)
+    limit = check_baseline(settings, family, folder, sandbox)
+    command = shlex.join(judge_words(settings, family, sandbox, scope_file, limit))
+    (folder / "cosmic-ray.toml").write_text(session_config(module, command), encoding="utf-8")
+    cosmic_ray(folder, "cosmic-ray", "init", "cosmic-ray.toml", SESSION)
+    cosmic_ray(folder, "cr-filter-operators", SESSION, "cosmic-ray.toml")
+    skip_outside_scope(settings, folder, file)
+    (folder / RUN_FILE).write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+
+
+def session_settings(settings: Settings, file: str) -> dict[str, Any]:
+    """What a session judges, and at which state of the code and vectors."""
+    return {
+        "file": file,
+        "shard": str(settings.shard) if settings.shard else None,
+        "since": settings.since,
+        "sample": settings.sample,
+        "mutants": sorted(settings.mutants) if settings.mutants is not None else None,
+        "fuzz_seed": settings.fuzz_seed,
+        "fuzz_count": settings.fuzz_count,
+        "vectors": str(settings.vectors),
+        "source": settings.source,
+    }
+
+
+def resumable(folder: Path, wanted: dict[str, Any]) -> bool:
+    """--resume: whether the folder holds a session to go on with (False: none was fully
+    started there); one started for other settings is refused, naming what differs."""
+    if not (folder / SESSION).exists() or not (folder / RUN_FILE).exists():
+        return False
+    try:
+        started = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise PythonCampaignError(
+            f"--resume: {folder / RUN_FILE} cannot be read ({error}): run without --resume "
+            "to start the session again"
+        ) from None
+    started = started if isinstance(started, dict) else {}
+    differs = [key for key in wanted if started.get(key) != wanted[key]]
+    if not differs:
+        return True
+    key = differs[0]
+    what = (
+        "the code or vectors changed since it started (another source digest)"
+        if key == "source"
+        else f"it was started with {key} {started.get(key)!r}, not {wanted[key]!r}"
+    )
+    raise PythonCampaignError(
+        f"--resume: {folder} holds another session: {what}; run without --resume to start "
+        "again, or give another --work"
+    )
+
+
+def _of_shard(settings: Settings) -> str:
+    return f" (shard {settings.shard})" if settings.shard else ""
+
+
+def stopped_note(folder: Path, file: str, settings: Settings) -> str:
+    """The report's partial line for a session --stop-after stopped."""
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(folder / SESSION), WorkDB.Mode.open) as work_db:
+        pending = sum(1 for _ in work_db.pending_work_items)
+        judged = sum(
+            1 for _, result in work_db.results
+            if result.worker_outcome.name != "SKIPPED"
+        )  # fmt: skip
+    return (
+        f"{file}{_of_shard(settings)}: stopped by --stop-after with {judged} of "
+        f"{judged + pending} mutants judged (run again with --resume)"
+    )

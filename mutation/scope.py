@@ -29,6 +29,11 @@ class Settings:
     sample: int | None = None  # only the first N mutants of each Python file (the tests')
     # only these mutants, by the report's key (--mutant: re-judging chosen mutants)
     mutants: frozenset[str] | None = None
+    # the Python campaign's stop and restart (--stop-after, --resume): the time.monotonic()
+    # at which judging stops, and whether a session already in the work folder goes on
+    deadline: float | None = None
+    resume: bool = False
+    source: str = ""  # the source digest (mutation/cli.py): a resumed session must match it
 
     def chooses(self, key: str) -> bool:
         return self.mutants is None or key in self.mutants

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -169,26 +170,79 @@ def test_changed_lines_come_from_git(tmp_path: Path) -> None:
         scope.changed_lines(tmp_path, "nowhere", "f.py")
 
 
-def campaign(tmp_path: Path, name: str, *extra: str) -> report.Report:
+def campaign_words(tmp_path: Path, name: str, *extra: str) -> list[str]:
     """A fixed sample of the Python campaign: the first 3 mutants of reference/battle.py,
     fixed and accumulated stages (no fuzz: the sample is about splitting, not judging)."""
-    out = tmp_path / f"{name}.json"
     words = ["run", "--port", "python", "--file", "reference/battle.py", "--sample", "3"]
-    words += ["--fuzz-count", "0", "--work", str(tmp_path / name), "--json", str(out), *extra]
-    subprocess.run(
-        [sys.executable, "-m", "mutation", *words], cwd=ROOT, check=True, capture_output=True
-    )
-    return report.load(out)
+    words += ["--fuzz-count", "0", "--work", str(tmp_path / name)]
+    return [sys.executable, "-m", "mutation", *words, "--json", str(tmp_path / f"{name}.json")]
+
+
+def campaign(tmp_path: Path, name: str, *extra: str) -> report.Report:
+    command = [*campaign_words(tmp_path, name), *extra]
+    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+    return report.load(tmp_path / f"{name}.json")
 
 
 @needs_cosmic_ray
 def test_merged_shards_give_the_report_of_one_run(tmp_path: Path) -> None:
     whole = campaign(tmp_path, "whole")
-    shards = [campaign(tmp_path, f"shard{k}", "--shard", f"{k}/2") for k in (1, 2)]
+    first = campaign(tmp_path, "shard1", "--shard", "1/2")
+    # shard 2/2 stopped before judging anything (a CI job's time limit), then resumed
+    stopped = campaign(tmp_path, "shard2", "--shard", "2/2", "--stop-after", "0")
+    assert stopped["mutants"] == [] and stopped["partial"] == [
+        "reference/battle.py (shard 2/2): stopped by --stop-after with 0 of 1 mutants judged "
+        "(run again with --resume)"
+    ]
+    other = subprocess.run(
+        [*campaign_words(tmp_path, "shard2"), "--shard", "1/2", "--resume"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert other.returncode == 2 and other.stderr.count("\n") == 1
+    assert "it was started with shard '2/2', not '1/2'" in other.stderr
+    second = campaign(tmp_path, "shard2", "--shard", "2/2", "--resume")
+    assert "partial" not in second
+    shards = [first, second]
     assert [len(shard["mutants"]) for shard in shards] == [2, 1]
     assert report.comparable(report.merge(shards)) == report.comparable(whole)
     assert len(whole["mutants"]) == 3
     assert all(mutant["stage"] in report.KILLING_STAGES for mutant in whole["mutants"])
+
+
+def test_a_stopped_tool_is_stopped_with_its_whole_process_group(tmp_path: Path) -> None:
+    from mutation import python_port
+
+    pids = tmp_path / "pids"
+    # a tool that starts a child and waits on it: both must be gone once stopped
+    code = (
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pids)!r}, 'w').write(str(child.pid))\n"
+        "child.wait()\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    while not pids.exists() or not pids.read_text():
+        assert process.poll() is None
+        time.sleep(0.01)
+    assert python_port.wait_until(process, deadline=0.0) is False
+    assert process.returncode is not None
+    child = int(pids.read_text())
+    for _ in range(6000):  # a budget a loaded machine meets: SIGTERM ends it at once
+        if ended(child):
+            break
+        time.sleep(0.01)
+    assert ended(child)
+
+
+def ended(pid: int) -> bool:
+    """Gone, or a zombie (this process may be a subreaper, as fairvec's runner makes it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
 
 
 def test_only_annotations_that_are_never_evaluated_are_ignored() -> None:
