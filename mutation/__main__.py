@@ -2,6 +2,7 @@
 
 import sys
 
-from mutation.cli import main
+from mutation.cli import main, stop_on_sigterm
 
+stop_on_sigterm()
 sys.exit(main())

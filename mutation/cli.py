@@ -33,15 +33,19 @@ ERRORS = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
-    # SIGTERM (a CI job cancelled, --stop-after's own) as an exception: the tools started
-    # lead sessions of their own, and are stopped on the way out (python_port.wait_until)
-    signal.signal(signal.SIGTERM, _terminated)
     try:
         status: int = arguments.handler(arguments)
     except ERRORS as error:
         print(f"mutation: error: {error}", file=sys.stderr)
         return 2
     return status
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM (a CI job cancelled) as an exception, as Ctrl-C is: the tools the campaign
+    started lead sessions of their own, and are stopped on the way out
+    (python_port.wait_until). For the command (mutation/__main__.py), not for a caller."""
+    signal.signal(signal.SIGTERM, _terminated)
 
 
 def _terminated(signum: int, _frame: object) -> None:

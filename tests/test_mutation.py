@@ -211,6 +211,31 @@ def test_merged_shards_give_the_report_of_one_run(tmp_path: Path) -> None:
     assert all(mutant["stage"] in report.KILLING_STAGES for mutant in whole["mutants"])
 
 
+@pytest.mark.parametrize("seconds", ["-1", "nan", "inf", "soon"])
+def test_stop_after_refuses_what_is_not_seconds(
+    seconds: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mutation import cli
+
+    with pytest.raises(SystemExit) as stopped:
+        cli.parser().parse_args(["run", "--port", "python", "--json", "x", "--stop-after", seconds])
+    assert stopped.value.code == 2
+    assert "give seconds, 0 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--resume"], ["--stop-after", "60"]])
+def test_the_node_campaign_refuses_resume_and_stop_after(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mutation import cli
+
+    words = ["run", "--port", "node", "--json", str(tmp_path / "x.json"), *option]
+    assert cli.main(words) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "the Python campaign's only" in error
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_a_stopped_tool_is_stopped_with_its_whole_process_group(tmp_path: Path) -> None:
     from mutation import python_port
 
