@@ -9,8 +9,9 @@ stops at the first that fails:
 2. ``accumulated``: their accumulated vectors (the default tier);
 3. ``fuzz``: a fixed-seed fuzz against the (unmutated) reference.
 
-A stage stopped by a crash or a timeout (exit status 2) is asked once more with ten times
-the limit before it counts: a loaded machine delays an answer, a loop never gives one.
+A stage stopped by a crash or a timeout (exit status 2) while its processes mostly waited
+for a CPU is asked once more with ten times the limit before it counts: a loaded machine
+delays an answer, a loop never gives one.
 
 Exit 1 when a stage kills the mutant, 0 when it survives every stage (the tools read
 only that). The stage is printed on a last line (``fairvec-mutation-verdict: {json}``,
@@ -26,6 +27,7 @@ import argparse
 import difflib
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -43,12 +45,15 @@ NOT_IN_SHARD = "not-in-shard"
 VECTOR_TIMEOUT = 5.0
 # fairvec run's status when it stopped at the first crash or timeout (--max-crashes and
 # --max-timeouts 1, below). On a loaded machine the unmutated port's answer can take
-# longer than the limit: it waits for a core, not for a loop. Such a stage is run once
-# more with PATIENCE times the limit, and its verdict is that run's; a mutant that loops
-# or crashes stops it again. Without this, the sixth campaign (docs/mutation.md) counted
-# starved answers as kills and had to find and judge them again by hand.
+# longer than the limit: it waits for a core, not for a loop. Such a stage, if its
+# processes used less than WAITED of its time on a CPU (a loop computes all the time it
+# runs; a starved port mostly waits), is run once more with PATIENCE times the limit,
+# and its verdict is that run's; a mutant that loops or crashes stops it again. Without
+# this, the sixth campaign (docs/mutation.md) counted starved answers as kills and had to
+# find and judge them again by hand.
 STOPPED = 2
 PATIENCE = 10
+WAITED = 0.5
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -157,9 +162,18 @@ def stage_commands(
     return stages
 
 
-def status_of(command: list[str]) -> int:
+def status_of(command: list[str]) -> tuple[int, bool]:
+    """The command's exit status, and whether it mostly waited: its processes' CPU (the
+    runner's and the adapters' it reaped) under WAITED of its wall time."""
+    cpu_before, wall_before = _children_cpu(), time.monotonic()
     finished = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return finished.returncode
+    cpu, wall = _children_cpu() - cpu_before, time.monotonic() - wall_before
+    return finished.returncode, cpu < WAITED * wall
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def judge(
@@ -167,13 +181,14 @@ def judge(
 ) -> tuple[str, int, list[str]]:
     """The first stage whose command fails, with its exit status, and the stages asked
     again (``patient``: each stage's command with PATIENCE times the limit, run when the
-    first stopped on a crash or timeout); ("survived", 0, [...]) when none fails."""
+    first stopped on a crash or timeout while it mostly waited); ("survived", 0, [...])
+    when none fails."""
     again: list[str] = []
     for name, command in stages:
-        status = status_of(command)
-        if status == STOPPED and patient is not None:
+        status, waited = status_of(command)
+        if status == STOPPED and waited and patient is not None:
             again.append(name)
-            status = status_of(patient[name])
+            status, _ = status_of(patient[name])
         if status != 0:
             return name, status, again
     return "survived", 0, again

@@ -586,24 +586,41 @@ def test_the_judge_gives_every_stage_the_limit_and_the_baseline_its_report() -> 
     assert "--json" not in stages["accumulated"] + stages["fuzz"]
 
 
-def _exits(status: int) -> list[str]:
-    return [sys.executable, "-c", f"raise SystemExit({status})"]
+def test_a_stage_stopped_while_it_waited_is_asked_again_with_more_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # each command is the answers its runs give: (exit status, whether it mostly waited)
+    answers: dict[str, list[tuple[int, bool]]] = {}
+    monkeypatch.setattr(judge, "status_of", lambda command: answers[command[0]].pop(0))
 
+    def judged(first: list[tuple[int, bool]], again: list[tuple[int, bool]]) -> object:
+        answers.update(fixed=first, patient=again, fuzz=[(0, False)])
+        return judge.judge([("fixed", ["fixed"]), ("fuzz", ["fuzz"])], {"fixed": ["patient"]})
 
-def test_a_stage_stopped_by_a_crash_or_timeout_is_asked_again_with_more_time() -> None:
-    # starved: stopped at the limit, in time with ten times it: the next stage runs
-    patient = {"fixed": _exits(0), "fuzz": _exits(0)}
-    assert judge.judge([("fixed", _exits(2)), ("fuzz", _exits(0))], patient) == (
-        "survived",
-        0,
-        ["fixed"],
-    )
-    # a loop or a crash stops it again: killed
-    assert judge.judge([("fixed", _exits(2))], {"fixed": _exits(2)}) == ("fixed", 2, ["fixed"])
+    # starved: stopped at the limit while waiting for a core, in time with ten times it
+    assert judged([(2, True)], [(0, False)]) == ("survived", 0, ["fixed"])
+    # a crash or hang while waiting, and again with more time: killed
+    assert judged([(2, True)], [(2, False)]) == ("fixed", 2, ["fixed"])
+    # stopped while computing all along (a loop): killed at once, not asked again
+    assert judged([(2, False)], [(0, False)]) == ("fixed", 2, [])
     # a wrong answer kills at once, whatever the load
-    assert judge.judge([("fixed", _exits(1))], {"fixed": _exits(0)}) == ("fixed", 1, [])
+    assert judged([(1, True)], [(0, False)]) == ("fixed", 1, [])
     # a baseline (no patient commands) is asked once
-    assert judge.judge([("fixed", _exits(2))]) == ("fixed", 2, [])
+    answers.update(fixed=[(2, True)])
+    assert judge.judge([("fixed", ["fixed"])]) == ("fixed", 2, [])
+
+
+def test_a_stage_that_computed_is_told_from_one_that_waited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a sleep uses next to no CPU, however loaded the machine
+    sleeping = [sys.executable, "-c", "import sys, time; time.sleep(1); sys.exit(2)"]
+    assert judge.status_of(sleeping) == (2, True)
+    # a loop uses CPU all the time it runs (the children's CPU counted as 10 s here: a
+    # real loop's share of a core is at the machine's mercy)
+    counted = iter([0.0, 10.0])
+    monkeypatch.setattr(judge, "_children_cpu", lambda: next(counted))
+    assert judge.status_of([sys.executable, "-c", "pass"]) == (0, False)
 
 
 def test_the_judge_asks_a_mutant_again_with_ten_times_the_limit_but_not_a_baseline(
@@ -611,9 +628,9 @@ def test_the_judge_asks_a_mutant_again_with_ten_times_the_limit_but_not_a_baseli
 ) -> None:
     asked: list[list[str]] = []
 
-    def stopped_then_answered(command: list[str]) -> int:
+    def stopped_then_answered(command: list[str]) -> tuple[int, bool]:
         asked.append(command)
-        return 2 if len(asked) == 1 else 0
+        return (2, True) if len(asked) == 1 else (0, False)
 
     monkeypatch.setattr(judge, "status_of", stopped_then_answered)
     monkeypatch.setenv(judge.STRYKER_MUTANT, "7")
