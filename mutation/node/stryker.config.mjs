@@ -32,6 +32,10 @@ export default {
   // mutant is stopped by the runner's per-vector timeout, not by Stryker's.
   timeoutMS: 600000,
   timeoutFactor: 10,
+  // The dry run (the instrumented, unmutated port on its fixed vectors) may take long: every
+  // expression of the chain walks carries Stryker's mutant switch, and bustabit.js's dry run
+  // outlasted Stryker's default 5 minutes (the fourth campaign, docs/mutation.md).
+  dryRunTimeoutMinutes: 60,
   // vendor/node_modules holds @noble (bustabit's BLS): the adapter loads every family, so
   // the sandbox needs it (Stryker leaves every node_modules out by default).
   ignorePatterns: ['!vendor/node_modules/**'],
