@@ -146,7 +146,7 @@ def _run_full(arguments: argparse.Namespace) -> int:
         )
     for spec in specs:
         where = f"spec/{spec.family}/{spec.path.name}"
-        check = SchemaCheck(spec.outputs, "output")
+        check = SchemaCheck(spec.outputs, "output", where)
         streams: dict[str, Any] = {}
         for index, accumulated_set in enumerate(spec.accumulated):
             if not accumulated_set.get("full"):

@@ -75,10 +75,10 @@ def _is_integer(_checker: Any, value: Any) -> bool:
 
 @cache
 def _ecma_pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(_ecma_source(pattern))
+    return re.compile(ecma_source(pattern))
 
 
-def _ecma_source(pattern: str) -> str:
+def ecma_source(pattern: str) -> str:
     r"""A spec ``pattern`` as JSON Schema means it (ECMA-262), for Python's re: ``$`` is the
     end of the text. Python's ``$`` also matches before a final newline, which would let
     ``"<hex>\n"`` pass a ``^[0-9a-f]{64}$`` pattern; ``\Z`` is the ECMA meaning. Only an
@@ -176,7 +176,7 @@ def input_schema(algorithm_id: str, spec_root: Path) -> InputSchema:
 #   finite. That leaves the path below nothing to find in ``_prepared`` (NaN, non-JSON
 #   types, lone surrogates), keeps tuples out (fastjsonschema takes them as arrays) and
 #   1.0 (fastjsonschema, draft 6 on, takes it as an integer; ``_is_integer`` refuses it);
-# - patterns are given translated (``_ecma_source``): the same regular expression as below;
+# - patterns are given translated (``ecma_source``): the same regular expression as below;
 # - the root is given ``type: object``, ``additionalProperties: false`` and its required
 #   fields, the unknown-field and missing-field checks below, whatever the spec says;
 # - enum and uniqueItems tell True from 1 in fastjsonschema 2.22 as in jsonschema.
@@ -198,7 +198,7 @@ def _translated(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with every pattern in Python's terms, annotations left out."""
     copy = {key: value for key, value in schema.items() if key not in _ANNOTATIONS}
     if isinstance(schema.get("pattern"), str):
-        copy["pattern"] = _ecma_source(schema["pattern"])
+        copy["pattern"] = ecma_source(schema["pattern"])
     if isinstance(schema.get("properties"), dict):
         copy["properties"] = {
             name: _translated(field) for name, field in schema["properties"].items()

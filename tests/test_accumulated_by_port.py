@@ -51,7 +51,7 @@ def short_streams(tmp_path_factory: pytest.TempPathFactory) -> Path:
             text = text.replace("    full: true\n", "")
         path.write_text(text, encoding="utf-8")
         spec = load_spec(path, root / "spec")
-        check = SchemaCheck(spec.outputs, "output")
+        check = SchemaCheck(spec.outputs, "output", str(path))
         data = json.loads((installed / "stake" / f"{name}.json").read_text(encoding="utf-8"))
         data["accumulated"] = build_accumulated(spec, str(path), check, root / "spec")
         assert [entry["count"] for entry in data["accumulated"]] == [SHORT]

@@ -181,6 +181,13 @@ def test_adding_a_case_moves_no_other_vector(root: Path) -> None:
     ("old", "new", "message"),
     [
         ("title: A random move", "title: [unclosed", "spec/battle/move.yaml:3:7: not valid YAML"),
+        (
+            # YAML reads a flow mapping's unquoted comma as the end of the description
+            'description: "the 32-bit ticket before % 3"}',
+            "description: the 32-bit ticket, before % 3}",
+            "spec/battle/move.yaml: outputs/properties/ticket: 'before % 3' is no JSON Schema "
+            "keyword",
+        ),
         ("steps:\n", "stepz:\n", "spec/battle/move.yaml: (top level): 'steps' is a required"),
         (
             "  - name: move_from_ticket",
