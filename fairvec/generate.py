@@ -136,6 +136,7 @@ def _apply_input_tags(spec: Spec, where: str, vectors: list[Vector]) -> None:
                 "draft 2020-12 schema of the input, e.g. {properties: {cursor: {not: "
                 "{multipleOf: 4}}}, required: [cursor]})"
             ) from None
+        _check_keywords(entry["when"], f"{place}/when")
         names = sorted(spec.inputs.get("properties", {}))
         for name in entry["when"].get("properties", {}):
             if name not in names:
@@ -307,6 +308,7 @@ def _output_condition(
             f"{place}: {at}: not a JSON Schema: {error.message.splitlines()[0]} (write a "
             "draft 2020-12 schema of the output, e.g. {properties: {r: {multipleOf: 33}}})"
         ) from None
+    _check_keywords(schema, place)
     outputs = sorted(spec.outputs.get("properties", {}))
     for name in schema.get("properties", {}):
         if name not in outputs:

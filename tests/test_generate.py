@@ -392,3 +392,19 @@ def test_the_chain_walks_are_guessed_costlier_than_bigger_files() -> None:
     assert walks.stat().st_size < bigger.stat().st_size / 10
     assert _cost_guess(walks) > _cost_guess(bigger)
     assert _cost_guess(REPO / "vectors" / "no-such" / "file.json") == 0
+
+
+def test_a_slip_in_an_output_matches_schema_is_named(root: Path) -> None:
+    # a misspelt keyword is ignored by every validator: the tag would follow the wrong vectors
+    edit(
+        root / "spec" / "bustabit" / "crash_v2.yaml",
+        "output_matches: {properties: {r: {multipleOf: 33}",
+        "output_matches: {properties: {r: {multipelOf: 33}",
+    )
+    status, output = generate(root, only=("bustabit.crash_v2",))
+    assert status == 2
+    assert output.strip() == (
+        "fairvec: error: spec/bustabit/crash_v2.yaml: quirks/2/output_matches/properties/r: "
+        "'multipelOf' is no JSON Schema keyword (a description holding a comma inside {...}? "
+        'quote it: description: "a, b")'
+    ), output
