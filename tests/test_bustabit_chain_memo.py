@@ -7,6 +7,7 @@ the bounds small, so a few thousand steps cross hundreds of segments."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 import tracemalloc
 from collections.abc import Iterator
@@ -186,3 +187,25 @@ def test_a_full_memo_stays_within_a_few_megabytes() -> None:
     count = bustabit.remembered_segments()
     assert count > 400
     assert grown / count * bustabit.MEMO_SEGMENTS <= 4_000_000
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_a_walk_that_starts_on_a_landmark_remembers_its_first_segment_at_its_length(
+    rule: str,
+) -> None:
+    """A walk standing on a landmark at its start remembers the segment to the next
+    landmark with that segment's own step count (the campaign's `(value, 1)` and `(value,
+    -1)` for the start's landmark_at remembered it one step off: a later walk in the same
+    process jumping it would miscount, which no vector can show: mutation/survivors.yaml)."""
+    chain = plain_chain(start(29), 400, rule)
+    form = [bustabit._walk_form(value, rule) for value in chain]
+    landmarks = [at for at, value in enumerate(form) if bustabit._is_landmark(value, rule)]
+    pairs = [
+        (first, second) for first, second in itertools.pairwise(landmarks)
+        if second - first <= bustabit.MAX_SEGMENT
+    ]  # fmt: skip
+    assert len(pairs) > 5
+    for first, second in pairs:
+        bustabit.forget_walks()
+        bustabit.walk_exactly(chain[first], second - first, rule)  # from a landmark to the next
+        assert segments(rule) == {form[first]: (form[second], second - first)}
