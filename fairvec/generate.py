@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -28,7 +27,7 @@ from fairvec.errors import STOPPING_SIGNALS, FairvecError
 from fairvec.input_draws import Stream, draw_inputs
 from fairvec.jsonio import contains, read_json, write_atomically
 from fairvec.reference import InvalidInput, compute, registry
-from fairvec.reference._input_checks import ecma_source
+from fairvec.reference._input_checks import ecma_source, plain_json
 from fairvec.regular_files import SMALL_FILE_LIMIT
 from fairvec.shapes import shapes
 from fairvec.specs import BOUNDARY_SET, Spec, load_spec, load_specs, spec_paths
@@ -588,8 +587,9 @@ class SchemaCheck:
 # fastjsonschema compiles the schema to Python once and says yes many times faster. It only
 # ever says yes: an output it refuses is checked by jsonschema, which alone words the fault
 # (and may find none). A yes where jsonschema says no is closed off:
-# - the value must be JSON as json.loads gives it (``_json_shaped``): no tuple (an array
-#   to fastjsonschema, not to jsonschema), no key but str, no NaN or infinity;
+# - the value must be JSON as json.loads gives it (reference/_input_checks.py plain_json,
+#   1.0 allowed: both read it as an integer): no tuple (an array to fastjsonschema, not to
+#   jsonschema), no key but str, no NaN or infinity, no lone surrogate;
 # - the schema may use only keywords both read alike (QUICK_KEYWORDS): fastjsonschema
 #   reads draft 7, where $ref stands alone and items may be a list; a schema with another
 #   keyword, a $ref beside other keywords, or a list as items gets no quick check;
@@ -705,36 +705,12 @@ def quickly_valid(compiled: Callable[[Any], Any], value: Any) -> bool:
     """True only for a value jsonschema also finds valid; False says nothing."""
     import fastjsonschema
 
-    if not _json_shaped(value):
+    if not plain_json(value, integral_floats=True):
         return False
     try:
         compiled(value)
     except fastjsonschema.JsonSchemaException:
         return False
-    return True
-
-
-_JSON_LEAVES = (str, int, bool, type(None))
-
-
-def _json_shaped(value: Any) -> bool:
-    """Whether ``value`` is made of what json.loads makes: exact dict (str keys), list,
-    str, int, bool, None, and finite float. An explicit stack: outputs nest freely."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if not all(type(key) is str for key in item):
-                return False
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind is float:
-            if not math.isfinite(item):
-                return False
-        elif kind not in _JSON_LEAVES:
-            return False
     return True
 
 

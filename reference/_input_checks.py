@@ -171,7 +171,7 @@ def input_schema(algorithm_id: str, spec_root: Path) -> InputSchema:
 # an input it refuses goes the whole way below, so jsonschema alone decides which fault
 # and code is reported. The one harmful disagreement is a yes where the path below raises,
 # and each way to it is closed:
-# - the whole input must be plain JSON (``_plain_json``): exact dict, list, str, int, bool
+# - the whole input must be plain JSON (``plain_json``): exact dict, list, str, int, bool
 #   and None, str keys, text with a UTF-8 form, and no float that is integral or not
 #   finite. That leaves the path below nothing to find in ``_prepared`` (NaN, non-JSON
 #   types, lone surrogates), keeps tuples out (fastjsonschema takes them as arrays) and
@@ -210,7 +210,7 @@ def _translated(schema: dict[str, Any]) -> dict[str, Any]:
 
 def quickly_valid(found: InputSchema, inputs: Any) -> bool:
     """True only for an input check_input accepts (see above); False says nothing."""
-    if not _plain_json(inputs):
+    if not plain_json(inputs):
         return False
     try:
         found.compiled(inputs)
@@ -223,9 +223,11 @@ _PLAIN_LEAVES = (int, bool, type(None))
 _STR_ONLY = frozenset({str})
 
 
-def _plain_json(value: Any) -> bool:
+def plain_json(value: Any, *, integral_floats: bool = False) -> bool:
     """Whether ``value`` is JSON as a parser gives it, where fastjsonschema and the path
-    below agree: see above. An explicit stack: an input may nest deeper than Python recurses."""
+    below agree: see above. An explicit stack: an input may nest deeper than Python recurses.
+    ``integral_floats``: let 1.0 through (the generator's output check, fairvec/generate.py,
+    whose jsonschema reads it as an integer as fastjsonschema does)."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -240,7 +242,7 @@ def _plain_json(value: Any) -> bool:
         elif kind is list:
             stack.extend(item)
         elif kind is float:
-            if not math.isfinite(item) or item.is_integer():
+            if not math.isfinite(item) or (item.is_integer() and not integral_floats):
                 return False
         elif kind not in _PLAIN_LEAVES:
             return False
