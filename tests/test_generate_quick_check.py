@@ -1,7 +1,7 @@
 """The output check's quick yes (fastjsonschema, fairvec/generate.py ``quickly_valid``)
 never accepts an output that jsonschema rejects, and is what checks the outputs.
 
-For every spec: every committed vector's output, and each made wrong in the ways the two
+For every spec: a seeded sample of its committed outputs, and some made wrong in the ways the two
 validators could read differently or a port's output could be wrong (a leaf of another type,
 an integer past its bounds, a final newline after a pattern's text, a tuple for an array,
 NaN, a field dropped or added), seeded and bounded. A quick yes where jsonschema says no is a
